@@ -41,6 +41,7 @@ ISHMEM_HD inline void* ishmem_ptr(const void* dest, int pe) {
     if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::ptr(dest, pe);
 }
@@ -49,6 +50,7 @@ ISHMEM_HD inline void ishmem_info_get_version(int* major, int* minor) {
     if (__builtin_expect(!(ishmemi::dev::ok_nonnull(major, 1) & ishmemi::dev::ok_nonnull(minor, 1)), 0)) {
         ishmemi::dev::check_nonnull(fn, "major", major, 1);
         ishmemi::dev::check_nonnull(fn, "minor", minor, 1);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::info_get_version(major, minor);
 }
@@ -82,6 +84,7 @@ ISHMEM_HD inline void ishmem_float_put(float* dest, const float* source, size_t 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<float>(dest, source, nelems, pe);
 }
@@ -92,6 +95,7 @@ ISHMEM_HD inline void ishmem_double_put(double* dest, const double* source, size
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<double>(dest, source, nelems, pe);
 }
@@ -102,6 +106,7 @@ ISHMEM_HD inline void ishmem_char_put(char* dest, const char* source, size_t nel
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<char>(dest, source, nelems, pe);
 }
@@ -112,6 +117,7 @@ ISHMEM_HD inline void ishmem_schar_put(signed char* dest, const signed char* sou
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<signed char>(dest, source, nelems, pe);
 }
@@ -122,6 +128,7 @@ ISHMEM_HD inline void ishmem_short_put(short* dest, const short* source, size_t 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<short>(dest, source, nelems, pe);
 }
@@ -132,6 +139,7 @@ ISHMEM_HD inline void ishmem_int_put(int* dest, const int* source, size_t nelems
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<int>(dest, source, nelems, pe);
 }
@@ -142,6 +150,7 @@ ISHMEM_HD inline void ishmem_long_put(long* dest, const long* source, size_t nel
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<long>(dest, source, nelems, pe);
 }
@@ -152,6 +161,7 @@ ISHMEM_HD inline void ishmem_longlong_put(long long* dest, const long long* sour
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<long long>(dest, source, nelems, pe);
 }
@@ -162,6 +172,7 @@ ISHMEM_HD inline void ishmem_uchar_put(unsigned char* dest, const unsigned char*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<unsigned char>(dest, source, nelems, pe);
 }
@@ -172,6 +183,7 @@ ISHMEM_HD inline void ishmem_ushort_put(unsigned short* dest, const unsigned sho
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<unsigned short>(dest, source, nelems, pe);
 }
@@ -182,6 +194,7 @@ ISHMEM_HD inline void ishmem_uint_put(unsigned int* dest, const unsigned int* so
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<unsigned int>(dest, source, nelems, pe);
 }
@@ -192,6 +205,7 @@ ISHMEM_HD inline void ishmem_ulong_put(unsigned long* dest, const unsigned long*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<unsigned long>(dest, source, nelems, pe);
 }
@@ -202,6 +216,7 @@ ISHMEM_HD inline void ishmem_ulonglong_put(unsigned long long* dest, const unsig
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<unsigned long long>(dest, source, nelems, pe);
 }
@@ -212,6 +227,7 @@ ISHMEM_HD inline void ishmem_int8_put(int8_t* dest, const int8_t* source, size_t
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<int8_t>(dest, source, nelems, pe);
 }
@@ -222,6 +238,7 @@ ISHMEM_HD inline void ishmem_int16_put(int16_t* dest, const int16_t* source, siz
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<int16_t>(dest, source, nelems, pe);
 }
@@ -232,6 +249,7 @@ ISHMEM_HD inline void ishmem_int32_put(int32_t* dest, const int32_t* source, siz
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<int32_t>(dest, source, nelems, pe);
 }
@@ -242,6 +260,7 @@ ISHMEM_HD inline void ishmem_int64_put(int64_t* dest, const int64_t* source, siz
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<int64_t>(dest, source, nelems, pe);
 }
@@ -252,6 +271,7 @@ ISHMEM_HD inline void ishmem_uint8_put(uint8_t* dest, const uint8_t* source, siz
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<uint8_t>(dest, source, nelems, pe);
 }
@@ -262,6 +282,7 @@ ISHMEM_HD inline void ishmem_uint16_put(uint16_t* dest, const uint16_t* source, 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<uint16_t>(dest, source, nelems, pe);
 }
@@ -272,6 +293,7 @@ ISHMEM_HD inline void ishmem_uint32_put(uint32_t* dest, const uint32_t* source, 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<uint32_t>(dest, source, nelems, pe);
 }
@@ -282,6 +304,7 @@ ISHMEM_HD inline void ishmem_uint64_put(uint64_t* dest, const uint64_t* source, 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<uint64_t>(dest, source, nelems, pe);
 }
@@ -292,6 +315,7 @@ ISHMEM_HD inline void ishmem_size_put(size_t* dest, const size_t* source, size_t
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<size_t>(dest, source, nelems, pe);
 }
@@ -302,6 +326,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_put(ptrdiff_t* dest, const ptrdiff_t* sourc
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<ptrdiff_t>(dest, source, nelems, pe);
 }
@@ -312,6 +337,7 @@ ISHMEM_HD inline void ishmem_put8(void* dest, const void* source, size_t nelems,
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
 }
@@ -322,6 +348,7 @@ ISHMEM_HD inline void ishmem_put16(void* dest, const void* source, size_t nelems
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
 }
@@ -332,6 +359,7 @@ ISHMEM_HD inline void ishmem_put32(void* dest, const void* source, size_t nelems
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
 }
@@ -342,6 +370,7 @@ ISHMEM_HD inline void ishmem_put64(void* dest, const void* source, size_t nelems
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
 }
@@ -352,6 +381,7 @@ ISHMEM_HD inline void ishmem_put128(void* dest, const void* source, size_t nelem
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
 }
@@ -362,6 +392,7 @@ ISHMEM_HD inline void ishmem_putmem(void* dest, const void* source, size_t nelem
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
 }
@@ -372,6 +403,7 @@ ISHMEM_HD inline void ishmem_float_get(float* dest, const float* source, size_t 
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<float>(dest, source, nelems, pe);
 }
@@ -382,6 +414,7 @@ ISHMEM_HD inline void ishmem_double_get(double* dest, const double* source, size
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<double>(dest, source, nelems, pe);
 }
@@ -392,6 +425,7 @@ ISHMEM_HD inline void ishmem_char_get(char* dest, const char* source, size_t nel
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<char>(dest, source, nelems, pe);
 }
@@ -402,6 +436,7 @@ ISHMEM_HD inline void ishmem_schar_get(signed char* dest, const signed char* sou
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<signed char>(dest, source, nelems, pe);
 }
@@ -412,6 +447,7 @@ ISHMEM_HD inline void ishmem_short_get(short* dest, const short* source, size_t 
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<short>(dest, source, nelems, pe);
 }
@@ -422,6 +458,7 @@ ISHMEM_HD inline void ishmem_int_get(int* dest, const int* source, size_t nelems
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<int>(dest, source, nelems, pe);
 }
@@ -432,6 +469,7 @@ ISHMEM_HD inline void ishmem_long_get(long* dest, const long* source, size_t nel
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<long>(dest, source, nelems, pe);
 }
@@ -442,6 +480,7 @@ ISHMEM_HD inline void ishmem_longlong_get(long long* dest, const long long* sour
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<long long>(dest, source, nelems, pe);
 }
@@ -452,6 +491,7 @@ ISHMEM_HD inline void ishmem_uchar_get(unsigned char* dest, const unsigned char*
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<unsigned char>(dest, source, nelems, pe);
 }
@@ -462,6 +502,7 @@ ISHMEM_HD inline void ishmem_ushort_get(unsigned short* dest, const unsigned sho
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<unsigned short>(dest, source, nelems, pe);
 }
@@ -472,6 +513,7 @@ ISHMEM_HD inline void ishmem_uint_get(unsigned int* dest, const unsigned int* so
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<unsigned int>(dest, source, nelems, pe);
 }
@@ -482,6 +524,7 @@ ISHMEM_HD inline void ishmem_ulong_get(unsigned long* dest, const unsigned long*
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<unsigned long>(dest, source, nelems, pe);
 }
@@ -492,6 +535,7 @@ ISHMEM_HD inline void ishmem_ulonglong_get(unsigned long long* dest, const unsig
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<unsigned long long>(dest, source, nelems, pe);
 }
@@ -502,6 +546,7 @@ ISHMEM_HD inline void ishmem_int8_get(int8_t* dest, const int8_t* source, size_t
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<int8_t>(dest, source, nelems, pe);
 }
@@ -512,6 +557,7 @@ ISHMEM_HD inline void ishmem_int16_get(int16_t* dest, const int16_t* source, siz
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<int16_t>(dest, source, nelems, pe);
 }
@@ -522,6 +568,7 @@ ISHMEM_HD inline void ishmem_int32_get(int32_t* dest, const int32_t* source, siz
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<int32_t>(dest, source, nelems, pe);
 }
@@ -532,6 +579,7 @@ ISHMEM_HD inline void ishmem_int64_get(int64_t* dest, const int64_t* source, siz
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<int64_t>(dest, source, nelems, pe);
 }
@@ -542,6 +590,7 @@ ISHMEM_HD inline void ishmem_uint8_get(uint8_t* dest, const uint8_t* source, siz
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<uint8_t>(dest, source, nelems, pe);
 }
@@ -552,6 +601,7 @@ ISHMEM_HD inline void ishmem_uint16_get(uint16_t* dest, const uint16_t* source, 
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<uint16_t>(dest, source, nelems, pe);
 }
@@ -562,6 +612,7 @@ ISHMEM_HD inline void ishmem_uint32_get(uint32_t* dest, const uint32_t* source, 
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<uint32_t>(dest, source, nelems, pe);
 }
@@ -572,6 +623,7 @@ ISHMEM_HD inline void ishmem_uint64_get(uint64_t* dest, const uint64_t* source, 
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<uint64_t>(dest, source, nelems, pe);
 }
@@ -582,6 +634,7 @@ ISHMEM_HD inline void ishmem_size_get(size_t* dest, const size_t* source, size_t
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<size_t>(dest, source, nelems, pe);
 }
@@ -592,6 +645,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_get(ptrdiff_t* dest, const ptrdiff_t* sourc
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<ptrdiff_t>(dest, source, nelems, pe);
 }
@@ -602,6 +656,7 @@ ISHMEM_HD inline void ishmem_get8(void* dest, const void* source, size_t nelems,
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
 }
@@ -612,6 +667,7 @@ ISHMEM_HD inline void ishmem_get16(void* dest, const void* source, size_t nelems
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
 }
@@ -622,6 +678,7 @@ ISHMEM_HD inline void ishmem_get32(void* dest, const void* source, size_t nelems
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
 }
@@ -632,6 +689,7 @@ ISHMEM_HD inline void ishmem_get64(void* dest, const void* source, size_t nelems
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
 }
@@ -642,6 +700,7 @@ ISHMEM_HD inline void ishmem_get128(void* dest, const void* source, size_t nelem
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
 }
@@ -652,6 +711,7 @@ ISHMEM_HD inline void ishmem_getmem(void* dest, const void* source, size_t nelem
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
 }
@@ -664,6 +724,7 @@ ISHMEM_HD inline void ishmem_float_iput(float* dest, const float* source, ptrdif
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<float>(dest, source, dst, sst, nelems, pe);
 }
@@ -676,6 +737,7 @@ ISHMEM_HD inline void ishmem_double_iput(double* dest, const double* source, ptr
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<double>(dest, source, dst, sst, nelems, pe);
 }
@@ -688,6 +750,7 @@ ISHMEM_HD inline void ishmem_char_iput(char* dest, const char* source, ptrdiff_t
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<char>(dest, source, dst, sst, nelems, pe);
 }
@@ -700,6 +763,7 @@ ISHMEM_HD inline void ishmem_schar_iput(signed char* dest, const signed char* so
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<signed char>(dest, source, dst, sst, nelems, pe);
 }
@@ -712,6 +776,7 @@ ISHMEM_HD inline void ishmem_short_iput(short* dest, const short* source, ptrdif
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<short>(dest, source, dst, sst, nelems, pe);
 }
@@ -724,6 +789,7 @@ ISHMEM_HD inline void ishmem_int_iput(int* dest, const int* source, ptrdiff_t ds
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<int>(dest, source, dst, sst, nelems, pe);
 }
@@ -736,6 +802,7 @@ ISHMEM_HD inline void ishmem_long_iput(long* dest, const long* source, ptrdiff_t
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<long>(dest, source, dst, sst, nelems, pe);
 }
@@ -748,6 +815,7 @@ ISHMEM_HD inline void ishmem_longlong_iput(long long* dest, const long long* sou
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<long long>(dest, source, dst, sst, nelems, pe);
 }
@@ -760,6 +828,7 @@ ISHMEM_HD inline void ishmem_uchar_iput(unsigned char* dest, const unsigned char
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<unsigned char>(dest, source, dst, sst, nelems, pe);
 }
@@ -772,6 +841,7 @@ ISHMEM_HD inline void ishmem_ushort_iput(unsigned short* dest, const unsigned sh
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<unsigned short>(dest, source, dst, sst, nelems, pe);
 }
@@ -784,6 +854,7 @@ ISHMEM_HD inline void ishmem_uint_iput(unsigned int* dest, const unsigned int* s
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<unsigned int>(dest, source, dst, sst, nelems, pe);
 }
@@ -796,6 +867,7 @@ ISHMEM_HD inline void ishmem_ulong_iput(unsigned long* dest, const unsigned long
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<unsigned long>(dest, source, dst, sst, nelems, pe);
 }
@@ -808,6 +880,7 @@ ISHMEM_HD inline void ishmem_ulonglong_iput(unsigned long long* dest, const unsi
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<unsigned long long>(dest, source, dst, sst, nelems, pe);
 }
@@ -820,6 +893,7 @@ ISHMEM_HD inline void ishmem_int8_iput(int8_t* dest, const int8_t* source, ptrdi
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<int8_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -832,6 +906,7 @@ ISHMEM_HD inline void ishmem_int16_iput(int16_t* dest, const int16_t* source, pt
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<int16_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -844,6 +919,7 @@ ISHMEM_HD inline void ishmem_int32_iput(int32_t* dest, const int32_t* source, pt
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<int32_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -856,6 +932,7 @@ ISHMEM_HD inline void ishmem_int64_iput(int64_t* dest, const int64_t* source, pt
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<int64_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -868,6 +945,7 @@ ISHMEM_HD inline void ishmem_uint8_iput(uint8_t* dest, const uint8_t* source, pt
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<uint8_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -880,6 +958,7 @@ ISHMEM_HD inline void ishmem_uint16_iput(uint16_t* dest, const uint16_t* source,
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<uint16_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -892,6 +971,7 @@ ISHMEM_HD inline void ishmem_uint32_iput(uint32_t* dest, const uint32_t* source,
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<uint32_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -904,6 +984,7 @@ ISHMEM_HD inline void ishmem_uint64_iput(uint64_t* dest, const uint64_t* source,
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<uint64_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -916,6 +997,7 @@ ISHMEM_HD inline void ishmem_size_iput(size_t* dest, const size_t* source, ptrdi
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<size_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -928,6 +1010,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_iput(ptrdiff_t* dest, const ptrdiff_t* sour
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<ptrdiff_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -940,6 +1023,7 @@ ISHMEM_HD inline void ishmem_iput8(void* dest, const void* source, ptrdiff_t dst
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, nelems, pe);
 }
@@ -952,6 +1036,7 @@ ISHMEM_HD inline void ishmem_iput16(void* dest, const void* source, ptrdiff_t ds
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, nelems, pe);
 }
@@ -964,6 +1049,7 @@ ISHMEM_HD inline void ishmem_iput32(void* dest, const void* source, ptrdiff_t ds
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, nelems, pe);
 }
@@ -976,6 +1062,7 @@ ISHMEM_HD inline void ishmem_iput64(void* dest, const void* source, ptrdiff_t ds
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, nelems, pe);
 }
@@ -988,6 +1075,7 @@ ISHMEM_HD inline void ishmem_iput128(void* dest, const void* source, ptrdiff_t d
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, nelems, pe);
 }
@@ -1000,6 +1088,7 @@ ISHMEM_HD inline void ishmem_float_iget(float* dest, const float* source, ptrdif
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<float>(dest, source, dst, sst, nelems, pe);
 }
@@ -1012,6 +1101,7 @@ ISHMEM_HD inline void ishmem_double_iget(double* dest, const double* source, ptr
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<double>(dest, source, dst, sst, nelems, pe);
 }
@@ -1024,6 +1114,7 @@ ISHMEM_HD inline void ishmem_char_iget(char* dest, const char* source, ptrdiff_t
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<char>(dest, source, dst, sst, nelems, pe);
 }
@@ -1036,6 +1127,7 @@ ISHMEM_HD inline void ishmem_schar_iget(signed char* dest, const signed char* so
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<signed char>(dest, source, dst, sst, nelems, pe);
 }
@@ -1048,6 +1140,7 @@ ISHMEM_HD inline void ishmem_short_iget(short* dest, const short* source, ptrdif
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<short>(dest, source, dst, sst, nelems, pe);
 }
@@ -1060,6 +1153,7 @@ ISHMEM_HD inline void ishmem_int_iget(int* dest, const int* source, ptrdiff_t ds
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<int>(dest, source, dst, sst, nelems, pe);
 }
@@ -1072,6 +1166,7 @@ ISHMEM_HD inline void ishmem_long_iget(long* dest, const long* source, ptrdiff_t
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<long>(dest, source, dst, sst, nelems, pe);
 }
@@ -1084,6 +1179,7 @@ ISHMEM_HD inline void ishmem_longlong_iget(long long* dest, const long long* sou
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<long long>(dest, source, dst, sst, nelems, pe);
 }
@@ -1096,6 +1192,7 @@ ISHMEM_HD inline void ishmem_uchar_iget(unsigned char* dest, const unsigned char
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<unsigned char>(dest, source, dst, sst, nelems, pe);
 }
@@ -1108,6 +1205,7 @@ ISHMEM_HD inline void ishmem_ushort_iget(unsigned short* dest, const unsigned sh
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<unsigned short>(dest, source, dst, sst, nelems, pe);
 }
@@ -1120,6 +1218,7 @@ ISHMEM_HD inline void ishmem_uint_iget(unsigned int* dest, const unsigned int* s
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<unsigned int>(dest, source, dst, sst, nelems, pe);
 }
@@ -1132,6 +1231,7 @@ ISHMEM_HD inline void ishmem_ulong_iget(unsigned long* dest, const unsigned long
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<unsigned long>(dest, source, dst, sst, nelems, pe);
 }
@@ -1144,6 +1244,7 @@ ISHMEM_HD inline void ishmem_ulonglong_iget(unsigned long long* dest, const unsi
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<unsigned long long>(dest, source, dst, sst, nelems, pe);
 }
@@ -1156,6 +1257,7 @@ ISHMEM_HD inline void ishmem_int8_iget(int8_t* dest, const int8_t* source, ptrdi
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<int8_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -1168,6 +1270,7 @@ ISHMEM_HD inline void ishmem_int16_iget(int16_t* dest, const int16_t* source, pt
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<int16_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -1180,6 +1283,7 @@ ISHMEM_HD inline void ishmem_int32_iget(int32_t* dest, const int32_t* source, pt
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<int32_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -1192,6 +1296,7 @@ ISHMEM_HD inline void ishmem_int64_iget(int64_t* dest, const int64_t* source, pt
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<int64_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -1204,6 +1309,7 @@ ISHMEM_HD inline void ishmem_uint8_iget(uint8_t* dest, const uint8_t* source, pt
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<uint8_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -1216,6 +1322,7 @@ ISHMEM_HD inline void ishmem_uint16_iget(uint16_t* dest, const uint16_t* source,
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<uint16_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -1228,6 +1335,7 @@ ISHMEM_HD inline void ishmem_uint32_iget(uint32_t* dest, const uint32_t* source,
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<uint32_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -1240,6 +1348,7 @@ ISHMEM_HD inline void ishmem_uint64_iget(uint64_t* dest, const uint64_t* source,
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<uint64_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -1252,6 +1361,7 @@ ISHMEM_HD inline void ishmem_size_iget(size_t* dest, const size_t* source, ptrdi
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<size_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -1264,6 +1374,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_iget(ptrdiff_t* dest, const ptrdiff_t* sour
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<ptrdiff_t>(dest, source, dst, sst, nelems, pe);
 }
@@ -1276,6 +1387,7 @@ ISHMEM_HD inline void ishmem_iget8(void* dest, const void* source, ptrdiff_t dst
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, nelems, pe);
 }
@@ -1288,6 +1400,7 @@ ISHMEM_HD inline void ishmem_iget16(void* dest, const void* source, ptrdiff_t ds
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, nelems, pe);
 }
@@ -1300,6 +1413,7 @@ ISHMEM_HD inline void ishmem_iget32(void* dest, const void* source, ptrdiff_t ds
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, nelems, pe);
 }
@@ -1312,6 +1426,7 @@ ISHMEM_HD inline void ishmem_iget64(void* dest, const void* source, ptrdiff_t ds
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, nelems, pe);
 }
@@ -1324,6 +1439,7 @@ ISHMEM_HD inline void ishmem_iget128(void* dest, const void* source, ptrdiff_t d
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, nelems, pe);
 }
@@ -1333,6 +1449,7 @@ ISHMEM_HD inline void ishmem_float_p(float* dest, float value, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<float>(dest, value, pe);
 }
@@ -1342,6 +1459,7 @@ ISHMEM_HD inline void ishmem_double_p(double* dest, double value, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<double>(dest, value, pe);
 }
@@ -1351,6 +1469,7 @@ ISHMEM_HD inline void ishmem_char_p(char* dest, char value, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<char>(dest, value, pe);
 }
@@ -1360,6 +1479,7 @@ ISHMEM_HD inline void ishmem_schar_p(signed char* dest, signed char value, int p
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(signed char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<signed char>(dest, value, pe);
 }
@@ -1369,6 +1489,7 @@ ISHMEM_HD inline void ishmem_short_p(short* dest, short value, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(short));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<short>(dest, value, pe);
 }
@@ -1378,6 +1499,7 @@ ISHMEM_HD inline void ishmem_int_p(int* dest, int value, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<int>(dest, value, pe);
 }
@@ -1387,6 +1509,7 @@ ISHMEM_HD inline void ishmem_long_p(long* dest, long value, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<long>(dest, value, pe);
 }
@@ -1396,6 +1519,7 @@ ISHMEM_HD inline void ishmem_longlong_p(long long* dest, long long value, int pe
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<long long>(dest, value, pe);
 }
@@ -1405,6 +1529,7 @@ ISHMEM_HD inline void ishmem_uchar_p(unsigned char* dest, unsigned char value, i
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<unsigned char>(dest, value, pe);
 }
@@ -1414,6 +1539,7 @@ ISHMEM_HD inline void ishmem_ushort_p(unsigned short* dest, unsigned short value
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned short));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<unsigned short>(dest, value, pe);
 }
@@ -1423,6 +1549,7 @@ ISHMEM_HD inline void ishmem_uint_p(unsigned int* dest, unsigned int value, int 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<unsigned int>(dest, value, pe);
 }
@@ -1432,6 +1559,7 @@ ISHMEM_HD inline void ishmem_ulong_p(unsigned long* dest, unsigned long value, i
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<unsigned long>(dest, value, pe);
 }
@@ -1441,6 +1569,7 @@ ISHMEM_HD inline void ishmem_ulonglong_p(unsigned long long* dest, unsigned long
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<unsigned long long>(dest, value, pe);
 }
@@ -1450,6 +1579,7 @@ ISHMEM_HD inline void ishmem_int8_p(int8_t* dest, int8_t value, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int8_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<int8_t>(dest, value, pe);
 }
@@ -1459,6 +1589,7 @@ ISHMEM_HD inline void ishmem_int16_p(int16_t* dest, int16_t value, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int16_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<int16_t>(dest, value, pe);
 }
@@ -1468,6 +1599,7 @@ ISHMEM_HD inline void ishmem_int32_p(int32_t* dest, int32_t value, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<int32_t>(dest, value, pe);
 }
@@ -1477,6 +1609,7 @@ ISHMEM_HD inline void ishmem_int64_p(int64_t* dest, int64_t value, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<int64_t>(dest, value, pe);
 }
@@ -1486,6 +1619,7 @@ ISHMEM_HD inline void ishmem_uint8_p(uint8_t* dest, uint8_t value, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint8_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<uint8_t>(dest, value, pe);
 }
@@ -1495,6 +1629,7 @@ ISHMEM_HD inline void ishmem_uint16_p(uint16_t* dest, uint16_t value, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint16_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<uint16_t>(dest, value, pe);
 }
@@ -1504,6 +1639,7 @@ ISHMEM_HD inline void ishmem_uint32_p(uint32_t* dest, uint32_t value, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<uint32_t>(dest, value, pe);
 }
@@ -1513,6 +1649,7 @@ ISHMEM_HD inline void ishmem_uint64_p(uint64_t* dest, uint64_t value, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<uint64_t>(dest, value, pe);
 }
@@ -1522,6 +1659,7 @@ ISHMEM_HD inline void ishmem_size_p(size_t* dest, size_t value, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<size_t>(dest, value, pe);
 }
@@ -1531,6 +1669,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_p(ptrdiff_t* dest, ptrdiff_t value, int pe)
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<ptrdiff_t>(dest, value, pe);
 }
@@ -1540,6 +1679,7 @@ ISHMEM_HD inline float ishmem_float_g(const float* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(float));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<float>(source, pe);
 }
@@ -1549,6 +1689,7 @@ ISHMEM_HD inline double ishmem_double_g(const double* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(double));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<double>(source, pe);
 }
@@ -1558,6 +1699,7 @@ ISHMEM_HD inline char ishmem_char_g(const char* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<char>(source, pe);
 }
@@ -1567,6 +1709,7 @@ ISHMEM_HD inline signed char ishmem_schar_g(const signed char* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(signed char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<signed char>(source, pe);
 }
@@ -1576,6 +1719,7 @@ ISHMEM_HD inline short ishmem_short_g(const short* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(short));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<short>(source, pe);
 }
@@ -1585,6 +1729,7 @@ ISHMEM_HD inline int ishmem_int_g(const int* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<int>(source, pe);
 }
@@ -1594,6 +1739,7 @@ ISHMEM_HD inline long ishmem_long_g(const long* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<long>(source, pe);
 }
@@ -1603,6 +1749,7 @@ ISHMEM_HD inline long long ishmem_longlong_g(const long long* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<long long>(source, pe);
 }
@@ -1612,6 +1759,7 @@ ISHMEM_HD inline unsigned char ishmem_uchar_g(const unsigned char* source, int p
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<unsigned char>(source, pe);
 }
@@ -1621,6 +1769,7 @@ ISHMEM_HD inline unsigned short ishmem_ushort_g(const unsigned short* source, in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned short));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<unsigned short>(source, pe);
 }
@@ -1630,6 +1779,7 @@ ISHMEM_HD inline unsigned int ishmem_uint_g(const unsigned int* source, int pe) 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<unsigned int>(source, pe);
 }
@@ -1639,6 +1789,7 @@ ISHMEM_HD inline unsigned long ishmem_ulong_g(const unsigned long* source, int p
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<unsigned long>(source, pe);
 }
@@ -1648,6 +1799,7 @@ ISHMEM_HD inline unsigned long long ishmem_ulonglong_g(const unsigned long long*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<unsigned long long>(source, pe);
 }
@@ -1657,6 +1809,7 @@ ISHMEM_HD inline int8_t ishmem_int8_g(const int8_t* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int8_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<int8_t>(source, pe);
 }
@@ -1666,6 +1819,7 @@ ISHMEM_HD inline int16_t ishmem_int16_g(const int16_t* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int16_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<int16_t>(source, pe);
 }
@@ -1675,6 +1829,7 @@ ISHMEM_HD inline int32_t ishmem_int32_g(const int32_t* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<int32_t>(source, pe);
 }
@@ -1684,6 +1839,7 @@ ISHMEM_HD inline int64_t ishmem_int64_g(const int64_t* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<int64_t>(source, pe);
 }
@@ -1693,6 +1849,7 @@ ISHMEM_HD inline uint8_t ishmem_uint8_g(const uint8_t* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint8_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<uint8_t>(source, pe);
 }
@@ -1702,6 +1859,7 @@ ISHMEM_HD inline uint16_t ishmem_uint16_g(const uint16_t* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint16_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<uint16_t>(source, pe);
 }
@@ -1711,6 +1869,7 @@ ISHMEM_HD inline uint32_t ishmem_uint32_g(const uint32_t* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<uint32_t>(source, pe);
 }
@@ -1720,6 +1879,7 @@ ISHMEM_HD inline uint64_t ishmem_uint64_g(const uint64_t* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<uint64_t>(source, pe);
 }
@@ -1729,6 +1889,7 @@ ISHMEM_HD inline size_t ishmem_size_g(const size_t* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<size_t>(source, pe);
 }
@@ -1738,6 +1899,7 @@ ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_g(const ptrdiff_t* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<ptrdiff_t>(source, pe);
 }
@@ -1748,6 +1910,7 @@ ISHMEM_HD inline void ishmem_float_put_nbi(float* dest, const float* source, siz
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<float>(dest, source, nelems, pe);
 }
@@ -1758,6 +1921,7 @@ ISHMEM_HD inline void ishmem_double_put_nbi(double* dest, const double* source, 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<double>(dest, source, nelems, pe);
 }
@@ -1768,6 +1932,7 @@ ISHMEM_HD inline void ishmem_char_put_nbi(char* dest, const char* source, size_t
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<char>(dest, source, nelems, pe);
 }
@@ -1778,6 +1943,7 @@ ISHMEM_HD inline void ishmem_schar_put_nbi(signed char* dest, const signed char*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<signed char>(dest, source, nelems, pe);
 }
@@ -1788,6 +1954,7 @@ ISHMEM_HD inline void ishmem_short_put_nbi(short* dest, const short* source, siz
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<short>(dest, source, nelems, pe);
 }
@@ -1798,6 +1965,7 @@ ISHMEM_HD inline void ishmem_int_put_nbi(int* dest, const int* source, size_t ne
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<int>(dest, source, nelems, pe);
 }
@@ -1808,6 +1976,7 @@ ISHMEM_HD inline void ishmem_long_put_nbi(long* dest, const long* source, size_t
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<long>(dest, source, nelems, pe);
 }
@@ -1818,6 +1987,7 @@ ISHMEM_HD inline void ishmem_longlong_put_nbi(long long* dest, const long long* 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<long long>(dest, source, nelems, pe);
 }
@@ -1828,6 +1998,7 @@ ISHMEM_HD inline void ishmem_uchar_put_nbi(unsigned char* dest, const unsigned c
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<unsigned char>(dest, source, nelems, pe);
 }
@@ -1838,6 +2009,7 @@ ISHMEM_HD inline void ishmem_ushort_put_nbi(unsigned short* dest, const unsigned
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<unsigned short>(dest, source, nelems, pe);
 }
@@ -1848,6 +2020,7 @@ ISHMEM_HD inline void ishmem_uint_put_nbi(unsigned int* dest, const unsigned int
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<unsigned int>(dest, source, nelems, pe);
 }
@@ -1858,6 +2031,7 @@ ISHMEM_HD inline void ishmem_ulong_put_nbi(unsigned long* dest, const unsigned l
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<unsigned long>(dest, source, nelems, pe);
 }
@@ -1868,6 +2042,7 @@ ISHMEM_HD inline void ishmem_ulonglong_put_nbi(unsigned long long* dest, const u
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<unsigned long long>(dest, source, nelems, pe);
 }
@@ -1878,6 +2053,7 @@ ISHMEM_HD inline void ishmem_int8_put_nbi(int8_t* dest, const int8_t* source, si
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<int8_t>(dest, source, nelems, pe);
 }
@@ -1888,6 +2064,7 @@ ISHMEM_HD inline void ishmem_int16_put_nbi(int16_t* dest, const int16_t* source,
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<int16_t>(dest, source, nelems, pe);
 }
@@ -1898,6 +2075,7 @@ ISHMEM_HD inline void ishmem_int32_put_nbi(int32_t* dest, const int32_t* source,
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<int32_t>(dest, source, nelems, pe);
 }
@@ -1908,6 +2086,7 @@ ISHMEM_HD inline void ishmem_int64_put_nbi(int64_t* dest, const int64_t* source,
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<int64_t>(dest, source, nelems, pe);
 }
@@ -1918,6 +2097,7 @@ ISHMEM_HD inline void ishmem_uint8_put_nbi(uint8_t* dest, const uint8_t* source,
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<uint8_t>(dest, source, nelems, pe);
 }
@@ -1928,6 +2108,7 @@ ISHMEM_HD inline void ishmem_uint16_put_nbi(uint16_t* dest, const uint16_t* sour
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<uint16_t>(dest, source, nelems, pe);
 }
@@ -1938,6 +2119,7 @@ ISHMEM_HD inline void ishmem_uint32_put_nbi(uint32_t* dest, const uint32_t* sour
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<uint32_t>(dest, source, nelems, pe);
 }
@@ -1948,6 +2130,7 @@ ISHMEM_HD inline void ishmem_uint64_put_nbi(uint64_t* dest, const uint64_t* sour
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<uint64_t>(dest, source, nelems, pe);
 }
@@ -1958,6 +2141,7 @@ ISHMEM_HD inline void ishmem_size_put_nbi(size_t* dest, const size_t* source, si
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<size_t>(dest, source, nelems, pe);
 }
@@ -1968,6 +2152,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_put_nbi(ptrdiff_t* dest, const ptrdiff_t* s
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<ptrdiff_t>(dest, source, nelems, pe);
 }
@@ -1978,6 +2163,7 @@ ISHMEM_HD inline void ishmem_put8_nbi(void* dest, const void* source, size_t nel
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
 }
@@ -1988,6 +2174,7 @@ ISHMEM_HD inline void ishmem_put16_nbi(void* dest, const void* source, size_t ne
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
 }
@@ -1998,6 +2185,7 @@ ISHMEM_HD inline void ishmem_put32_nbi(void* dest, const void* source, size_t ne
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
 }
@@ -2008,6 +2196,7 @@ ISHMEM_HD inline void ishmem_put64_nbi(void* dest, const void* source, size_t ne
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
 }
@@ -2018,6 +2207,7 @@ ISHMEM_HD inline void ishmem_put128_nbi(void* dest, const void* source, size_t n
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
 }
@@ -2028,6 +2218,7 @@ ISHMEM_HD inline void ishmem_putmem_nbi(void* dest, const void* source, size_t n
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
 }
@@ -2038,6 +2229,7 @@ ISHMEM_HD inline void ishmem_float_get_nbi(float* dest, const float* source, siz
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<float>(dest, source, nelems, pe);
 }
@@ -2048,6 +2240,7 @@ ISHMEM_HD inline void ishmem_double_get_nbi(double* dest, const double* source, 
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<double>(dest, source, nelems, pe);
 }
@@ -2058,6 +2251,7 @@ ISHMEM_HD inline void ishmem_char_get_nbi(char* dest, const char* source, size_t
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<char>(dest, source, nelems, pe);
 }
@@ -2068,6 +2262,7 @@ ISHMEM_HD inline void ishmem_schar_get_nbi(signed char* dest, const signed char*
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<signed char>(dest, source, nelems, pe);
 }
@@ -2078,6 +2273,7 @@ ISHMEM_HD inline void ishmem_short_get_nbi(short* dest, const short* source, siz
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<short>(dest, source, nelems, pe);
 }
@@ -2088,6 +2284,7 @@ ISHMEM_HD inline void ishmem_int_get_nbi(int* dest, const int* source, size_t ne
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<int>(dest, source, nelems, pe);
 }
@@ -2098,6 +2295,7 @@ ISHMEM_HD inline void ishmem_long_get_nbi(long* dest, const long* source, size_t
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<long>(dest, source, nelems, pe);
 }
@@ -2108,6 +2306,7 @@ ISHMEM_HD inline void ishmem_longlong_get_nbi(long long* dest, const long long* 
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<long long>(dest, source, nelems, pe);
 }
@@ -2118,6 +2317,7 @@ ISHMEM_HD inline void ishmem_uchar_get_nbi(unsigned char* dest, const unsigned c
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<unsigned char>(dest, source, nelems, pe);
 }
@@ -2128,6 +2328,7 @@ ISHMEM_HD inline void ishmem_ushort_get_nbi(unsigned short* dest, const unsigned
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<unsigned short>(dest, source, nelems, pe);
 }
@@ -2138,6 +2339,7 @@ ISHMEM_HD inline void ishmem_uint_get_nbi(unsigned int* dest, const unsigned int
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<unsigned int>(dest, source, nelems, pe);
 }
@@ -2148,6 +2350,7 @@ ISHMEM_HD inline void ishmem_ulong_get_nbi(unsigned long* dest, const unsigned l
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<unsigned long>(dest, source, nelems, pe);
 }
@@ -2158,6 +2361,7 @@ ISHMEM_HD inline void ishmem_ulonglong_get_nbi(unsigned long long* dest, const u
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<unsigned long long>(dest, source, nelems, pe);
 }
@@ -2168,6 +2372,7 @@ ISHMEM_HD inline void ishmem_int8_get_nbi(int8_t* dest, const int8_t* source, si
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<int8_t>(dest, source, nelems, pe);
 }
@@ -2178,6 +2383,7 @@ ISHMEM_HD inline void ishmem_int16_get_nbi(int16_t* dest, const int16_t* source,
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<int16_t>(dest, source, nelems, pe);
 }
@@ -2188,6 +2394,7 @@ ISHMEM_HD inline void ishmem_int32_get_nbi(int32_t* dest, const int32_t* source,
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<int32_t>(dest, source, nelems, pe);
 }
@@ -2198,6 +2405,7 @@ ISHMEM_HD inline void ishmem_int64_get_nbi(int64_t* dest, const int64_t* source,
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<int64_t>(dest, source, nelems, pe);
 }
@@ -2208,6 +2416,7 @@ ISHMEM_HD inline void ishmem_uint8_get_nbi(uint8_t* dest, const uint8_t* source,
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<uint8_t>(dest, source, nelems, pe);
 }
@@ -2218,6 +2427,7 @@ ISHMEM_HD inline void ishmem_uint16_get_nbi(uint16_t* dest, const uint16_t* sour
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<uint16_t>(dest, source, nelems, pe);
 }
@@ -2228,6 +2438,7 @@ ISHMEM_HD inline void ishmem_uint32_get_nbi(uint32_t* dest, const uint32_t* sour
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<uint32_t>(dest, source, nelems, pe);
 }
@@ -2238,6 +2449,7 @@ ISHMEM_HD inline void ishmem_uint64_get_nbi(uint64_t* dest, const uint64_t* sour
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<uint64_t>(dest, source, nelems, pe);
 }
@@ -2248,6 +2460,7 @@ ISHMEM_HD inline void ishmem_size_get_nbi(size_t* dest, const size_t* source, si
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<size_t>(dest, source, nelems, pe);
 }
@@ -2258,6 +2471,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_get_nbi(ptrdiff_t* dest, const ptrdiff_t* s
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<ptrdiff_t>(dest, source, nelems, pe);
 }
@@ -2268,6 +2482,7 @@ ISHMEM_HD inline void ishmem_get8_nbi(void* dest, const void* source, size_t nel
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
 }
@@ -2278,6 +2493,7 @@ ISHMEM_HD inline void ishmem_get16_nbi(void* dest, const void* source, size_t ne
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
 }
@@ -2288,6 +2504,7 @@ ISHMEM_HD inline void ishmem_get32_nbi(void* dest, const void* source, size_t ne
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
 }
@@ -2298,6 +2515,7 @@ ISHMEM_HD inline void ishmem_get64_nbi(void* dest, const void* source, size_t ne
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
 }
@@ -2308,6 +2526,7 @@ ISHMEM_HD inline void ishmem_get128_nbi(void* dest, const void* source, size_t n
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
 }
@@ -2318,6 +2537,7 @@ ISHMEM_HD inline void ishmem_getmem_nbi(void* dest, const void* source, size_t n
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
 }
@@ -2553,6 +2773,7 @@ ISHMEM_HD inline void ishmem_put(T* dest, const T* source, size_t nelems, int pe
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put<T>(dest, source, nelems, pe);
 #else
@@ -2575,6 +2796,7 @@ ISHMEM_HD inline void ishmem_get(T* dest, const T* source, size_t nelems, int pe
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get<T>(dest, source, nelems, pe);
 #else
@@ -2599,6 +2821,7 @@ ISHMEM_HD inline void ishmem_iput(T* dest, const T* source, ptrdiff_t dst, ptrdi
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput<T>(dest, source, dst, sst, nelems, pe);
 #else
@@ -2625,6 +2848,7 @@ ISHMEM_HD inline void ishmem_iget(T* dest, const T* source, ptrdiff_t dst, ptrdi
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget<T>(dest, source, dst, sst, nelems, pe);
 #else
@@ -2648,6 +2872,7 @@ ISHMEM_HD inline void ishmem_p(T* dest, std::type_identity_t<T> value, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::p<T>(dest, value, pe);
 #else
@@ -2668,6 +2893,7 @@ ISHMEM_HD inline T ishmem_g(const T* source, int pe) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::g<T>(source, pe);
 #else
@@ -2689,6 +2915,7 @@ ISHMEM_HD inline void ishmem_put_nbi(T* dest, const T* source, size_t nelems, in
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi<T>(dest, source, nelems, pe);
 #else
@@ -2711,6 +2938,7 @@ ISHMEM_HD inline void ishmem_get_nbi(T* dest, const T* source, size_t nelems, in
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi<T>(dest, source, nelems, pe);
 #else
@@ -2734,6 +2962,7 @@ ISHMEM_HD inline float ishmem_float_atomic_fetch(float* source, int pe) {
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(float));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(float));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch<float>(source, pe);
 }
@@ -2744,6 +2973,7 @@ ISHMEM_HD inline double ishmem_double_atomic_fetch(double* source, int pe) {
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(double));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(double));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch<double>(source, pe);
 }
@@ -2754,6 +2984,7 @@ ISHMEM_HD inline int ishmem_int_atomic_fetch(int* source, int pe) {
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch<int>(source, pe);
 }
@@ -2764,6 +2995,7 @@ ISHMEM_HD inline long ishmem_long_atomic_fetch(long* source, int pe) {
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch<long>(source, pe);
 }
@@ -2774,6 +3006,7 @@ ISHMEM_HD inline long long ishmem_longlong_atomic_fetch(long long* source, int p
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch<long long>(source, pe);
 }
@@ -2784,6 +3017,7 @@ ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch(unsigned int* source, int
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch<unsigned int>(source, pe);
 }
@@ -2794,6 +3028,7 @@ ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch(unsigned long* source, 
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch<unsigned long>(source, pe);
 }
@@ -2804,6 +3039,7 @@ ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch(unsigned long 
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch<unsigned long long>(source, pe);
 }
@@ -2814,6 +3050,7 @@ ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch(int32_t* source, int pe) {
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch<int32_t>(source, pe);
 }
@@ -2824,6 +3061,7 @@ ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch(int64_t* source, int pe) {
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch<int64_t>(source, pe);
 }
@@ -2834,6 +3072,7 @@ ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch(uint32_t* source, int pe) {
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch<uint32_t>(source, pe);
 }
@@ -2844,6 +3083,7 @@ ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch(uint64_t* source, int pe) {
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch<uint64_t>(source, pe);
 }
@@ -2854,6 +3094,7 @@ ISHMEM_HD inline size_t ishmem_size_atomic_fetch(size_t* source, int pe) {
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch<size_t>(source, pe);
 }
@@ -2864,6 +3105,7 @@ ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_atomic_fetch(ptrdiff_t* source, int pe
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch<ptrdiff_t>(source, pe);
 }
@@ -2874,6 +3116,7 @@ ISHMEM_HD inline void ishmem_float_atomic_set(float* dest, float value, int pe) 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(float));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_set<float>(dest, value, pe);
 }
@@ -2884,6 +3127,7 @@ ISHMEM_HD inline void ishmem_double_atomic_set(double* dest, double value, int p
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(double));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_set<double>(dest, value, pe);
 }
@@ -2894,6 +3138,7 @@ ISHMEM_HD inline void ishmem_int_atomic_set(int* dest, int value, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_set<int>(dest, value, pe);
 }
@@ -2904,6 +3149,7 @@ ISHMEM_HD inline void ishmem_long_atomic_set(long* dest, long value, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_set<long>(dest, value, pe);
 }
@@ -2914,6 +3160,7 @@ ISHMEM_HD inline void ishmem_longlong_atomic_set(long long* dest, long long valu
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_set<long long>(dest, value, pe);
 }
@@ -2924,6 +3171,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_set(unsigned int* dest, unsigned int va
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_set<unsigned int>(dest, value, pe);
 }
@@ -2934,6 +3182,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_set(unsigned long* dest, unsigned long
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_set<unsigned long>(dest, value, pe);
 }
@@ -2944,6 +3193,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_set(unsigned long long* dest, unsi
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_set<unsigned long long>(dest, value, pe);
 }
@@ -2954,6 +3204,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_set(int32_t* dest, int32_t value, int 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_set<int32_t>(dest, value, pe);
 }
@@ -2964,6 +3215,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_set(int64_t* dest, int64_t value, int 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_set<int64_t>(dest, value, pe);
 }
@@ -2974,6 +3226,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_set(uint32_t* dest, uint32_t value, i
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_set<uint32_t>(dest, value, pe);
 }
@@ -2984,6 +3237,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_set(uint64_t* dest, uint64_t value, i
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_set<uint64_t>(dest, value, pe);
 }
@@ -2994,6 +3248,7 @@ ISHMEM_HD inline void ishmem_size_atomic_set(size_t* dest, size_t value, int pe)
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_set<size_t>(dest, value, pe);
 }
@@ -3004,6 +3259,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_atomic_set(ptrdiff_t* dest, ptrdiff_t value
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_set<ptrdiff_t>(dest, value, pe);
 }
@@ -3014,6 +3270,7 @@ ISHMEM_HD inline float ishmem_float_atomic_swap(float* dest, float value, int pe
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(float));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_swap<float>(dest, value, pe);
 }
@@ -3024,6 +3281,7 @@ ISHMEM_HD inline double ishmem_double_atomic_swap(double* dest, double value, in
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(double));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_swap<double>(dest, value, pe);
 }
@@ -3034,6 +3292,7 @@ ISHMEM_HD inline int ishmem_int_atomic_swap(int* dest, int value, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_swap<int>(dest, value, pe);
 }
@@ -3044,6 +3303,7 @@ ISHMEM_HD inline long ishmem_long_atomic_swap(long* dest, long value, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_swap<long>(dest, value, pe);
 }
@@ -3054,6 +3314,7 @@ ISHMEM_HD inline long long ishmem_longlong_atomic_swap(long long* dest, long lon
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_swap<long long>(dest, value, pe);
 }
@@ -3064,6 +3325,7 @@ ISHMEM_HD inline unsigned int ishmem_uint_atomic_swap(unsigned int* dest, unsign
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_swap<unsigned int>(dest, value, pe);
 }
@@ -3074,6 +3336,7 @@ ISHMEM_HD inline unsigned long ishmem_ulong_atomic_swap(unsigned long* dest, uns
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_swap<unsigned long>(dest, value, pe);
 }
@@ -3084,6 +3347,7 @@ ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_swap(unsigned long l
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_swap<unsigned long long>(dest, value, pe);
 }
@@ -3094,6 +3358,7 @@ ISHMEM_HD inline int32_t ishmem_int32_atomic_swap(int32_t* dest, int32_t value, 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_swap<int32_t>(dest, value, pe);
 }
@@ -3104,6 +3369,7 @@ ISHMEM_HD inline int64_t ishmem_int64_atomic_swap(int64_t* dest, int64_t value, 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_swap<int64_t>(dest, value, pe);
 }
@@ -3114,6 +3380,7 @@ ISHMEM_HD inline uint32_t ishmem_uint32_atomic_swap(uint32_t* dest, uint32_t val
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_swap<uint32_t>(dest, value, pe);
 }
@@ -3124,6 +3391,7 @@ ISHMEM_HD inline uint64_t ishmem_uint64_atomic_swap(uint64_t* dest, uint64_t val
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_swap<uint64_t>(dest, value, pe);
 }
@@ -3134,6 +3402,7 @@ ISHMEM_HD inline size_t ishmem_size_atomic_swap(size_t* dest, size_t value, int 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_swap<size_t>(dest, value, pe);
 }
@@ -3144,6 +3413,7 @@ ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_atomic_swap(ptrdiff_t* dest, ptrdiff_t
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_swap<ptrdiff_t>(dest, value, pe);
 }
@@ -3154,6 +3424,7 @@ ISHMEM_HD inline int ishmem_int_atomic_compare_swap(int* dest, int cond, int val
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_compare_swap<int>(dest, cond, value, pe);
 }
@@ -3164,6 +3435,7 @@ ISHMEM_HD inline long ishmem_long_atomic_compare_swap(long* dest, long cond, lon
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_compare_swap<long>(dest, cond, value, pe);
 }
@@ -3174,6 +3446,7 @@ ISHMEM_HD inline long long ishmem_longlong_atomic_compare_swap(long long* dest, 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_compare_swap<long long>(dest, cond, value, pe);
 }
@@ -3184,6 +3457,7 @@ ISHMEM_HD inline unsigned int ishmem_uint_atomic_compare_swap(unsigned int* dest
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_compare_swap<unsigned int>(dest, cond, value, pe);
 }
@@ -3194,6 +3468,7 @@ ISHMEM_HD inline unsigned long ishmem_ulong_atomic_compare_swap(unsigned long* d
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_compare_swap<unsigned long>(dest, cond, value, pe);
 }
@@ -3204,6 +3479,7 @@ ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_compare_swap(unsigne
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_compare_swap<unsigned long long>(dest, cond, value, pe);
 }
@@ -3214,6 +3490,7 @@ ISHMEM_HD inline int32_t ishmem_int32_atomic_compare_swap(int32_t* dest, int32_t
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_compare_swap<int32_t>(dest, cond, value, pe);
 }
@@ -3224,6 +3501,7 @@ ISHMEM_HD inline int64_t ishmem_int64_atomic_compare_swap(int64_t* dest, int64_t
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_compare_swap<int64_t>(dest, cond, value, pe);
 }
@@ -3234,6 +3512,7 @@ ISHMEM_HD inline uint32_t ishmem_uint32_atomic_compare_swap(uint32_t* dest, uint
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_compare_swap<uint32_t>(dest, cond, value, pe);
 }
@@ -3244,6 +3523,7 @@ ISHMEM_HD inline uint64_t ishmem_uint64_atomic_compare_swap(uint64_t* dest, uint
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_compare_swap<uint64_t>(dest, cond, value, pe);
 }
@@ -3254,6 +3534,7 @@ ISHMEM_HD inline size_t ishmem_size_atomic_compare_swap(size_t* dest, size_t con
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_compare_swap<size_t>(dest, cond, value, pe);
 }
@@ -3264,6 +3545,7 @@ ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_atomic_compare_swap(ptrdiff_t* dest, p
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_compare_swap<ptrdiff_t>(dest, cond, value, pe);
 }
@@ -3274,6 +3556,7 @@ ISHMEM_HD inline int ishmem_int_atomic_fetch_inc(int* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_inc<int>(dest, pe);
 }
@@ -3284,6 +3567,7 @@ ISHMEM_HD inline long ishmem_long_atomic_fetch_inc(long* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_inc<long>(dest, pe);
 }
@@ -3294,6 +3578,7 @@ ISHMEM_HD inline long long ishmem_longlong_atomic_fetch_inc(long long* dest, int
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_inc<long long>(dest, pe);
 }
@@ -3304,6 +3589,7 @@ ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch_inc(unsigned int* dest, i
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_inc<unsigned int>(dest, pe);
 }
@@ -3314,6 +3600,7 @@ ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch_inc(unsigned long* dest
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_inc<unsigned long>(dest, pe);
 }
@@ -3324,6 +3611,7 @@ ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch_inc(unsigned l
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_inc<unsigned long long>(dest, pe);
 }
@@ -3334,6 +3622,7 @@ ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch_inc(int32_t* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_inc<int32_t>(dest, pe);
 }
@@ -3344,6 +3633,7 @@ ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch_inc(int64_t* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_inc<int64_t>(dest, pe);
 }
@@ -3354,6 +3644,7 @@ ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch_inc(uint32_t* dest, int pe)
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_inc<uint32_t>(dest, pe);
 }
@@ -3364,6 +3655,7 @@ ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch_inc(uint64_t* dest, int pe)
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_inc<uint64_t>(dest, pe);
 }
@@ -3374,6 +3666,7 @@ ISHMEM_HD inline size_t ishmem_size_atomic_fetch_inc(size_t* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_inc<size_t>(dest, pe);
 }
@@ -3384,6 +3677,7 @@ ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_atomic_fetch_inc(ptrdiff_t* dest, int 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_inc<ptrdiff_t>(dest, pe);
 }
@@ -3394,6 +3688,7 @@ ISHMEM_HD inline void ishmem_int_atomic_inc(int* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_inc<int>(dest, pe);
 }
@@ -3404,6 +3699,7 @@ ISHMEM_HD inline void ishmem_long_atomic_inc(long* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_inc<long>(dest, pe);
 }
@@ -3414,6 +3710,7 @@ ISHMEM_HD inline void ishmem_longlong_atomic_inc(long long* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_inc<long long>(dest, pe);
 }
@@ -3424,6 +3721,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_inc(unsigned int* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_inc<unsigned int>(dest, pe);
 }
@@ -3434,6 +3732,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_inc(unsigned long* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_inc<unsigned long>(dest, pe);
 }
@@ -3444,6 +3743,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_inc(unsigned long long* dest, int 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_inc<unsigned long long>(dest, pe);
 }
@@ -3454,6 +3754,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_inc(int32_t* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_inc<int32_t>(dest, pe);
 }
@@ -3464,6 +3765,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_inc(int64_t* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_inc<int64_t>(dest, pe);
 }
@@ -3474,6 +3776,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_inc(uint32_t* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_inc<uint32_t>(dest, pe);
 }
@@ -3484,6 +3787,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_inc(uint64_t* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_inc<uint64_t>(dest, pe);
 }
@@ -3494,6 +3798,7 @@ ISHMEM_HD inline void ishmem_size_atomic_inc(size_t* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_inc<size_t>(dest, pe);
 }
@@ -3504,6 +3809,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_atomic_inc(ptrdiff_t* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_inc<ptrdiff_t>(dest, pe);
 }
@@ -3514,6 +3820,7 @@ ISHMEM_HD inline int ishmem_int_atomic_fetch_add(int* dest, int value, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_add<int>(dest, value, pe);
 }
@@ -3524,6 +3831,7 @@ ISHMEM_HD inline long ishmem_long_atomic_fetch_add(long* dest, long value, int p
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_add<long>(dest, value, pe);
 }
@@ -3534,6 +3842,7 @@ ISHMEM_HD inline long long ishmem_longlong_atomic_fetch_add(long long* dest, lon
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_add<long long>(dest, value, pe);
 }
@@ -3544,6 +3853,7 @@ ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch_add(unsigned int* dest, u
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_add<unsigned int>(dest, value, pe);
 }
@@ -3554,6 +3864,7 @@ ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch_add(unsigned long* dest
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_add<unsigned long>(dest, value, pe);
 }
@@ -3564,6 +3875,7 @@ ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch_add(unsigned l
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_add<unsigned long long>(dest, value, pe);
 }
@@ -3574,6 +3886,7 @@ ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch_add(int32_t* dest, int32_t va
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_add<int32_t>(dest, value, pe);
 }
@@ -3584,6 +3897,7 @@ ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch_add(int64_t* dest, int64_t va
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_add<int64_t>(dest, value, pe);
 }
@@ -3594,6 +3908,7 @@ ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch_add(uint32_t* dest, uint32_
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_add<uint32_t>(dest, value, pe);
 }
@@ -3604,6 +3919,7 @@ ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch_add(uint64_t* dest, uint64_
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_add<uint64_t>(dest, value, pe);
 }
@@ -3614,6 +3930,7 @@ ISHMEM_HD inline size_t ishmem_size_atomic_fetch_add(size_t* dest, size_t value,
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_add<size_t>(dest, value, pe);
 }
@@ -3624,6 +3941,7 @@ ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_atomic_fetch_add(ptrdiff_t* dest, ptrd
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_add<ptrdiff_t>(dest, value, pe);
 }
@@ -3634,6 +3952,7 @@ ISHMEM_HD inline void ishmem_int_atomic_add(int* dest, int value, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_add<int>(dest, value, pe);
 }
@@ -3644,6 +3963,7 @@ ISHMEM_HD inline void ishmem_long_atomic_add(long* dest, long value, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_add<long>(dest, value, pe);
 }
@@ -3654,6 +3974,7 @@ ISHMEM_HD inline void ishmem_longlong_atomic_add(long long* dest, long long valu
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_add<long long>(dest, value, pe);
 }
@@ -3664,6 +3985,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_add(unsigned int* dest, unsigned int va
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_add<unsigned int>(dest, value, pe);
 }
@@ -3674,6 +3996,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_add(unsigned long* dest, unsigned long
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_add<unsigned long>(dest, value, pe);
 }
@@ -3684,6 +4007,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_add(unsigned long long* dest, unsi
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_add<unsigned long long>(dest, value, pe);
 }
@@ -3694,6 +4018,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_add(int32_t* dest, int32_t value, int 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_add<int32_t>(dest, value, pe);
 }
@@ -3704,6 +4029,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_add(int64_t* dest, int64_t value, int 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_add<int64_t>(dest, value, pe);
 }
@@ -3714,6 +4040,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_add(uint32_t* dest, uint32_t value, i
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_add<uint32_t>(dest, value, pe);
 }
@@ -3724,6 +4051,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_add(uint64_t* dest, uint64_t value, i
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_add<uint64_t>(dest, value, pe);
 }
@@ -3734,6 +4062,7 @@ ISHMEM_HD inline void ishmem_size_atomic_add(size_t* dest, size_t value, int pe)
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_add<size_t>(dest, value, pe);
 }
@@ -3744,6 +4073,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_atomic_add(ptrdiff_t* dest, ptrdiff_t value
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_add<ptrdiff_t>(dest, value, pe);
 }
@@ -3754,6 +4084,7 @@ ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch_and(unsigned int* dest, u
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_and<unsigned int>(dest, value, pe);
 }
@@ -3764,6 +4095,7 @@ ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch_and(unsigned long* dest
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_and<unsigned long>(dest, value, pe);
 }
@@ -3774,6 +4106,7 @@ ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch_and(unsigned l
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_and<unsigned long long>(dest, value, pe);
 }
@@ -3784,6 +4117,7 @@ ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch_and(int32_t* dest, int32_t va
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_and<int32_t>(dest, value, pe);
 }
@@ -3794,6 +4128,7 @@ ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch_and(int64_t* dest, int64_t va
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_and<int64_t>(dest, value, pe);
 }
@@ -3804,6 +4139,7 @@ ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch_and(uint32_t* dest, uint32_
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_and<uint32_t>(dest, value, pe);
 }
@@ -3814,6 +4150,7 @@ ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch_and(uint64_t* dest, uint64_
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_and<uint64_t>(dest, value, pe);
 }
@@ -3824,6 +4161,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_and(unsigned int* dest, unsigned int va
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_and<unsigned int>(dest, value, pe);
 }
@@ -3834,6 +4172,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_and(unsigned long* dest, unsigned long
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_and<unsigned long>(dest, value, pe);
 }
@@ -3844,6 +4183,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_and(unsigned long long* dest, unsi
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_and<unsigned long long>(dest, value, pe);
 }
@@ -3854,6 +4194,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_and(int32_t* dest, int32_t value, int 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_and<int32_t>(dest, value, pe);
 }
@@ -3864,6 +4205,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_and(int64_t* dest, int64_t value, int 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_and<int64_t>(dest, value, pe);
 }
@@ -3874,6 +4216,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_and(uint32_t* dest, uint32_t value, i
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_and<uint32_t>(dest, value, pe);
 }
@@ -3884,6 +4227,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_and(uint64_t* dest, uint64_t value, i
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_and<uint64_t>(dest, value, pe);
 }
@@ -3894,6 +4238,7 @@ ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch_or(unsigned int* dest, un
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_or<unsigned int>(dest, value, pe);
 }
@@ -3904,6 +4249,7 @@ ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch_or(unsigned long* dest,
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_or<unsigned long>(dest, value, pe);
 }
@@ -3914,6 +4260,7 @@ ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch_or(unsigned lo
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_or<unsigned long long>(dest, value, pe);
 }
@@ -3924,6 +4271,7 @@ ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch_or(int32_t* dest, int32_t val
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_or<int32_t>(dest, value, pe);
 }
@@ -3934,6 +4282,7 @@ ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch_or(int64_t* dest, int64_t val
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_or<int64_t>(dest, value, pe);
 }
@@ -3944,6 +4293,7 @@ ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch_or(uint32_t* dest, uint32_t
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_or<uint32_t>(dest, value, pe);
 }
@@ -3954,6 +4304,7 @@ ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch_or(uint64_t* dest, uint64_t
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_or<uint64_t>(dest, value, pe);
 }
@@ -3964,6 +4315,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_or(unsigned int* dest, unsigned int val
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_or<unsigned int>(dest, value, pe);
 }
@@ -3974,6 +4326,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_or(unsigned long* dest, unsigned long 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_or<unsigned long>(dest, value, pe);
 }
@@ -3984,6 +4337,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_or(unsigned long long* dest, unsig
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_or<unsigned long long>(dest, value, pe);
 }
@@ -3994,6 +4348,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_or(int32_t* dest, int32_t value, int p
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_or<int32_t>(dest, value, pe);
 }
@@ -4004,6 +4359,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_or(int64_t* dest, int64_t value, int p
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_or<int64_t>(dest, value, pe);
 }
@@ -4014,6 +4370,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_or(uint32_t* dest, uint32_t value, in
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_or<uint32_t>(dest, value, pe);
 }
@@ -4024,6 +4381,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_or(uint64_t* dest, uint64_t value, in
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_or<uint64_t>(dest, value, pe);
 }
@@ -4034,6 +4392,7 @@ ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch_xor(unsigned int* dest, u
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_xor<unsigned int>(dest, value, pe);
 }
@@ -4044,6 +4403,7 @@ ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch_xor(unsigned long* dest
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_xor<unsigned long>(dest, value, pe);
 }
@@ -4054,6 +4414,7 @@ ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch_xor(unsigned l
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_xor<unsigned long long>(dest, value, pe);
 }
@@ -4064,6 +4425,7 @@ ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch_xor(int32_t* dest, int32_t va
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_xor<int32_t>(dest, value, pe);
 }
@@ -4074,6 +4436,7 @@ ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch_xor(int64_t* dest, int64_t va
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_xor<int64_t>(dest, value, pe);
 }
@@ -4084,6 +4447,7 @@ ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch_xor(uint32_t* dest, uint32_
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_xor<uint32_t>(dest, value, pe);
 }
@@ -4094,6 +4458,7 @@ ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch_xor(uint64_t* dest, uint64_
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_xor<uint64_t>(dest, value, pe);
 }
@@ -4104,6 +4469,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_xor(unsigned int* dest, unsigned int va
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_xor<unsigned int>(dest, value, pe);
 }
@@ -4114,6 +4480,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_xor(unsigned long* dest, unsigned long
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_xor<unsigned long>(dest, value, pe);
 }
@@ -4124,6 +4491,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_xor(unsigned long long* dest, unsi
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_xor<unsigned long long>(dest, value, pe);
 }
@@ -4134,6 +4502,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_xor(int32_t* dest, int32_t value, int 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_xor<int32_t>(dest, value, pe);
 }
@@ -4144,6 +4513,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_xor(int64_t* dest, int64_t value, int 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_xor<int64_t>(dest, value, pe);
 }
@@ -4154,6 +4524,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_xor(uint32_t* dest, uint32_t value, i
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_xor<uint32_t>(dest, value, pe);
 }
@@ -4164,6 +4535,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_xor(uint64_t* dest, uint64_t value, i
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_xor<uint64_t>(dest, value, pe);
 }
@@ -4175,6 +4547,7 @@ ISHMEM_HD inline void ishmem_float_atomic_fetch_nbi(float* fetch, float* source,
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(float));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(float));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_nbi<float>(fetch, source, pe);
 }
@@ -4186,6 +4559,7 @@ ISHMEM_HD inline void ishmem_double_atomic_fetch_nbi(double* fetch, double* sour
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(double));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(double));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_nbi<double>(fetch, source, pe);
 }
@@ -4197,6 +4571,7 @@ ISHMEM_HD inline void ishmem_int_atomic_fetch_nbi(int* fetch, int* source, int p
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_nbi<int>(fetch, source, pe);
 }
@@ -4208,6 +4583,7 @@ ISHMEM_HD inline void ishmem_long_atomic_fetch_nbi(long* fetch, long* source, in
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_nbi<long>(fetch, source, pe);
 }
@@ -4219,6 +4595,7 @@ ISHMEM_HD inline void ishmem_longlong_atomic_fetch_nbi(long long* fetch, long lo
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_nbi<long long>(fetch, source, pe);
 }
@@ -4230,6 +4607,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_fetch_nbi(unsigned int* fetch, unsigned
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_nbi<unsigned int>(fetch, source, pe);
 }
@@ -4241,6 +4619,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_fetch_nbi(unsigned long* fetch, unsign
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_nbi<unsigned long>(fetch, source, pe);
 }
@@ -4252,6 +4631,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_nbi(unsigned long long* fetc
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_nbi<unsigned long long>(fetch, source, pe);
 }
@@ -4263,6 +4643,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_fetch_nbi(int32_t* fetch, int32_t* sou
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_nbi<int32_t>(fetch, source, pe);
 }
@@ -4274,6 +4655,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_fetch_nbi(int64_t* fetch, int64_t* sou
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_nbi<int64_t>(fetch, source, pe);
 }
@@ -4285,6 +4667,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_fetch_nbi(uint32_t* fetch, uint32_t* 
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_nbi<uint32_t>(fetch, source, pe);
 }
@@ -4296,6 +4679,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_fetch_nbi(uint64_t* fetch, uint64_t* 
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_nbi<uint64_t>(fetch, source, pe);
 }
@@ -4307,6 +4691,7 @@ ISHMEM_HD inline void ishmem_size_atomic_fetch_nbi(size_t* fetch, size_t* source
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_nbi<size_t>(fetch, source, pe);
 }
@@ -4318,6 +4703,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t* fetch, ptrdiff_
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_nbi<ptrdiff_t>(fetch, source, pe);
 }
@@ -4329,6 +4715,7 @@ ISHMEM_HD inline void ishmem_float_atomic_swap_nbi(float* fetch, float* dest, fl
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(float));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_swap_nbi<float>(fetch, dest, value, pe);
 }
@@ -4340,6 +4727,7 @@ ISHMEM_HD inline void ishmem_double_atomic_swap_nbi(double* fetch, double* dest,
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(double));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_swap_nbi<double>(fetch, dest, value, pe);
 }
@@ -4351,6 +4739,7 @@ ISHMEM_HD inline void ishmem_int_atomic_swap_nbi(int* fetch, int* dest, int valu
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_swap_nbi<int>(fetch, dest, value, pe);
 }
@@ -4362,6 +4751,7 @@ ISHMEM_HD inline void ishmem_long_atomic_swap_nbi(long* fetch, long* dest, long 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_swap_nbi<long>(fetch, dest, value, pe);
 }
@@ -4373,6 +4763,7 @@ ISHMEM_HD inline void ishmem_longlong_atomic_swap_nbi(long long* fetch, long lon
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_swap_nbi<long long>(fetch, dest, value, pe);
 }
@@ -4384,6 +4775,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_swap_nbi(unsigned int* fetch, unsigned 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_swap_nbi<unsigned int>(fetch, dest, value, pe);
 }
@@ -4395,6 +4787,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_swap_nbi(unsigned long* fetch, unsigne
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_swap_nbi<unsigned long>(fetch, dest, value, pe);
 }
@@ -4406,6 +4799,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_swap_nbi(unsigned long long* fetch
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_swap_nbi<unsigned long long>(fetch, dest, value, pe);
 }
@@ -4417,6 +4811,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_swap_nbi(int32_t* fetch, int32_t* dest
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_swap_nbi<int32_t>(fetch, dest, value, pe);
 }
@@ -4428,6 +4823,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_swap_nbi(int64_t* fetch, int64_t* dest
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_swap_nbi<int64_t>(fetch, dest, value, pe);
 }
@@ -4439,6 +4835,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_swap_nbi(uint32_t* fetch, uint32_t* d
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_swap_nbi<uint32_t>(fetch, dest, value, pe);
 }
@@ -4450,6 +4847,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_swap_nbi(uint64_t* fetch, uint64_t* d
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_swap_nbi<uint64_t>(fetch, dest, value, pe);
 }
@@ -4461,6 +4859,7 @@ ISHMEM_HD inline void ishmem_size_atomic_swap_nbi(size_t* fetch, size_t* dest, s
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_swap_nbi<size_t>(fetch, dest, value, pe);
 }
@@ -4472,6 +4871,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_atomic_swap_nbi(ptrdiff_t* fetch, ptrdiff_t
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_swap_nbi<ptrdiff_t>(fetch, dest, value, pe);
 }
@@ -4483,6 +4883,7 @@ ISHMEM_HD inline void ishmem_int_atomic_compare_swap_nbi(int* fetch, int* dest, 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_compare_swap_nbi<int>(fetch, dest, cond, value, pe);
 }
@@ -4494,6 +4895,7 @@ ISHMEM_HD inline void ishmem_long_atomic_compare_swap_nbi(long* fetch, long* des
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_compare_swap_nbi<long>(fetch, dest, cond, value, pe);
 }
@@ -4505,6 +4907,7 @@ ISHMEM_HD inline void ishmem_longlong_atomic_compare_swap_nbi(long long* fetch, 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_compare_swap_nbi<long long>(fetch, dest, cond, value, pe);
 }
@@ -4516,6 +4919,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_compare_swap_nbi(unsigned int* fetch, u
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_compare_swap_nbi<unsigned int>(fetch, dest, cond, value, pe);
 }
@@ -4527,6 +4931,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_compare_swap_nbi(unsigned long* fetch,
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_compare_swap_nbi<unsigned long>(fetch, dest, cond, value, pe);
 }
@@ -4538,6 +4943,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_compare_swap_nbi(unsigned long lon
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_compare_swap_nbi<unsigned long long>(fetch, dest, cond, value, pe);
 }
@@ -4549,6 +4955,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_compare_swap_nbi(int32_t* fetch, int32
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_compare_swap_nbi<int32_t>(fetch, dest, cond, value, pe);
 }
@@ -4560,6 +4967,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_compare_swap_nbi(int64_t* fetch, int64
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_compare_swap_nbi<int64_t>(fetch, dest, cond, value, pe);
 }
@@ -4571,6 +4979,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_compare_swap_nbi(uint32_t* fetch, uin
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_compare_swap_nbi<uint32_t>(fetch, dest, cond, value, pe);
 }
@@ -4582,6 +4991,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_compare_swap_nbi(uint64_t* fetch, uin
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_compare_swap_nbi<uint64_t>(fetch, dest, cond, value, pe);
 }
@@ -4593,6 +5003,7 @@ ISHMEM_HD inline void ishmem_size_atomic_compare_swap_nbi(size_t* fetch, size_t*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_compare_swap_nbi<size_t>(fetch, dest, cond, value, pe);
 }
@@ -4604,6 +5015,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_atomic_compare_swap_nbi(ptrdiff_t* fetch, p
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_compare_swap_nbi<ptrdiff_t>(fetch, dest, cond, value, pe);
 }
@@ -4615,6 +5027,7 @@ ISHMEM_HD inline void ishmem_int_atomic_fetch_inc_nbi(int* fetch, int* dest, int
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_inc_nbi<int>(fetch, dest, pe);
 }
@@ -4626,6 +5039,7 @@ ISHMEM_HD inline void ishmem_long_atomic_fetch_inc_nbi(long* fetch, long* dest, 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_inc_nbi<long>(fetch, dest, pe);
 }
@@ -4637,6 +5051,7 @@ ISHMEM_HD inline void ishmem_longlong_atomic_fetch_inc_nbi(long long* fetch, lon
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_inc_nbi<long long>(fetch, dest, pe);
 }
@@ -4648,6 +5063,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_fetch_inc_nbi(unsigned int* fetch, unsi
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_inc_nbi<unsigned int>(fetch, dest, pe);
 }
@@ -4659,6 +5075,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_fetch_inc_nbi(unsigned long* fetch, un
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_inc_nbi<unsigned long>(fetch, dest, pe);
 }
@@ -4670,6 +5087,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_inc_nbi(unsigned long long* 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_inc_nbi<unsigned long long>(fetch, dest, pe);
 }
@@ -4681,6 +5099,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_fetch_inc_nbi(int32_t* fetch, int32_t*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_inc_nbi<int32_t>(fetch, dest, pe);
 }
@@ -4692,6 +5111,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_fetch_inc_nbi(int64_t* fetch, int64_t*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_inc_nbi<int64_t>(fetch, dest, pe);
 }
@@ -4703,6 +5123,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_fetch_inc_nbi(uint32_t* fetch, uint32
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_inc_nbi<uint32_t>(fetch, dest, pe);
 }
@@ -4714,6 +5135,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_fetch_inc_nbi(uint64_t* fetch, uint64
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_inc_nbi<uint64_t>(fetch, dest, pe);
 }
@@ -4725,6 +5147,7 @@ ISHMEM_HD inline void ishmem_size_atomic_fetch_inc_nbi(size_t* fetch, size_t* de
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_inc_nbi<size_t>(fetch, dest, pe);
 }
@@ -4736,6 +5159,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t* fetch, ptrd
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_inc_nbi<ptrdiff_t>(fetch, dest, pe);
 }
@@ -4747,6 +5171,7 @@ ISHMEM_HD inline void ishmem_int_atomic_fetch_add_nbi(int* fetch, int* dest, int
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_add_nbi<int>(fetch, dest, value, pe);
 }
@@ -4758,6 +5183,7 @@ ISHMEM_HD inline void ishmem_long_atomic_fetch_add_nbi(long* fetch, long* dest, 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_add_nbi<long>(fetch, dest, value, pe);
 }
@@ -4769,6 +5195,7 @@ ISHMEM_HD inline void ishmem_longlong_atomic_fetch_add_nbi(long long* fetch, lon
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_add_nbi<long long>(fetch, dest, value, pe);
 }
@@ -4780,6 +5207,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_fetch_add_nbi(unsigned int* fetch, unsi
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_add_nbi<unsigned int>(fetch, dest, value, pe);
 }
@@ -4791,6 +5219,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_fetch_add_nbi(unsigned long* fetch, un
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_add_nbi<unsigned long>(fetch, dest, value, pe);
 }
@@ -4802,6 +5231,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_add_nbi(unsigned long long* 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_add_nbi<unsigned long long>(fetch, dest, value, pe);
 }
@@ -4813,6 +5243,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_fetch_add_nbi(int32_t* fetch, int32_t*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_add_nbi<int32_t>(fetch, dest, value, pe);
 }
@@ -4824,6 +5255,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_fetch_add_nbi(int64_t* fetch, int64_t*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_add_nbi<int64_t>(fetch, dest, value, pe);
 }
@@ -4835,6 +5267,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_fetch_add_nbi(uint32_t* fetch, uint32
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_add_nbi<uint32_t>(fetch, dest, value, pe);
 }
@@ -4846,6 +5279,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_fetch_add_nbi(uint64_t* fetch, uint64
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_add_nbi<uint64_t>(fetch, dest, value, pe);
 }
@@ -4857,6 +5291,7 @@ ISHMEM_HD inline void ishmem_size_atomic_fetch_add_nbi(size_t* fetch, size_t* de
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_add_nbi<size_t>(fetch, dest, value, pe);
 }
@@ -4868,6 +5303,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t* fetch, ptrd
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_add_nbi<ptrdiff_t>(fetch, dest, value, pe);
 }
@@ -4879,6 +5315,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_fetch_and_nbi(unsigned int* fetch, unsi
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_and_nbi<unsigned int>(fetch, dest, value, pe);
 }
@@ -4890,6 +5327,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_fetch_and_nbi(unsigned long* fetch, un
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_and_nbi<unsigned long>(fetch, dest, value, pe);
 }
@@ -4901,6 +5339,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_and_nbi(unsigned long long* 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_and_nbi<unsigned long long>(fetch, dest, value, pe);
 }
@@ -4912,6 +5351,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_fetch_and_nbi(int32_t* fetch, int32_t*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_and_nbi<int32_t>(fetch, dest, value, pe);
 }
@@ -4923,6 +5363,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_fetch_and_nbi(int64_t* fetch, int64_t*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_and_nbi<int64_t>(fetch, dest, value, pe);
 }
@@ -4934,6 +5375,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_fetch_and_nbi(uint32_t* fetch, uint32
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_and_nbi<uint32_t>(fetch, dest, value, pe);
 }
@@ -4945,6 +5387,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_fetch_and_nbi(uint64_t* fetch, uint64
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_and_nbi<uint64_t>(fetch, dest, value, pe);
 }
@@ -4956,6 +5399,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_fetch_or_nbi(unsigned int* fetch, unsig
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_or_nbi<unsigned int>(fetch, dest, value, pe);
 }
@@ -4967,6 +5411,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_fetch_or_nbi(unsigned long* fetch, uns
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_or_nbi<unsigned long>(fetch, dest, value, pe);
 }
@@ -4978,6 +5423,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_or_nbi(unsigned long long* f
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_or_nbi<unsigned long long>(fetch, dest, value, pe);
 }
@@ -4989,6 +5435,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_fetch_or_nbi(int32_t* fetch, int32_t* 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_or_nbi<int32_t>(fetch, dest, value, pe);
 }
@@ -5000,6 +5447,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_fetch_or_nbi(int64_t* fetch, int64_t* 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_or_nbi<int64_t>(fetch, dest, value, pe);
 }
@@ -5011,6 +5459,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_fetch_or_nbi(uint32_t* fetch, uint32_
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_or_nbi<uint32_t>(fetch, dest, value, pe);
 }
@@ -5022,6 +5471,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_fetch_or_nbi(uint64_t* fetch, uint64_
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_or_nbi<uint64_t>(fetch, dest, value, pe);
 }
@@ -5033,6 +5483,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_fetch_xor_nbi(unsigned int* fetch, unsi
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_xor_nbi<unsigned int>(fetch, dest, value, pe);
 }
@@ -5044,6 +5495,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_fetch_xor_nbi(unsigned long* fetch, un
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_xor_nbi<unsigned long>(fetch, dest, value, pe);
 }
@@ -5055,6 +5507,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_xor_nbi(unsigned long long* 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_xor_nbi<unsigned long long>(fetch, dest, value, pe);
 }
@@ -5066,6 +5519,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_fetch_xor_nbi(int32_t* fetch, int32_t*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_xor_nbi<int32_t>(fetch, dest, value, pe);
 }
@@ -5077,6 +5531,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_fetch_xor_nbi(int64_t* fetch, int64_t*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_xor_nbi<int64_t>(fetch, dest, value, pe);
 }
@@ -5088,6 +5543,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_fetch_xor_nbi(uint32_t* fetch, uint32
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_xor_nbi<uint32_t>(fetch, dest, value, pe);
 }
@@ -5099,6 +5555,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_fetch_xor_nbi(uint64_t* fetch, uint64
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_xor_nbi<uint64_t>(fetch, dest, value, pe);
 }
@@ -5345,6 +5802,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch(T* source, int pe) {
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch<T>(source, pe);
 #else
@@ -5367,6 +5825,7 @@ ISHMEM_HD inline void ishmem_atomic_set(T* dest, std::type_identity_t<T> value, 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_set<T>(dest, value, pe);
 #else
@@ -5389,6 +5848,7 @@ ISHMEM_HD inline T ishmem_atomic_swap(T* dest, std::type_identity_t<T> value, in
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_swap<T>(dest, value, pe);
 #else
@@ -5411,6 +5871,7 @@ ISHMEM_HD inline T ishmem_atomic_compare_swap(T* dest, std::type_identity_t<T> c
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_compare_swap<T>(dest, cond, value, pe);
 #else
@@ -5433,6 +5894,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_inc(T* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_inc<T>(dest, pe);
 #else
@@ -5455,6 +5917,7 @@ ISHMEM_HD inline void ishmem_atomic_inc(T* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_inc<T>(dest, pe);
 #else
@@ -5477,6 +5940,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_add(T* dest, std::type_identity_t<T> valu
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_add<T>(dest, value, pe);
 #else
@@ -5499,6 +5963,7 @@ ISHMEM_HD inline void ishmem_atomic_add(T* dest, std::type_identity_t<T> value, 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_add<T>(dest, value, pe);
 #else
@@ -5521,6 +5986,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_and(T* dest, std::type_identity_t<T> valu
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_and<T>(dest, value, pe);
 #else
@@ -5543,6 +6009,7 @@ ISHMEM_HD inline void ishmem_atomic_and(T* dest, std::type_identity_t<T> value, 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_and<T>(dest, value, pe);
 #else
@@ -5565,6 +6032,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_or(T* dest, std::type_identity_t<T> value
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_or<T>(dest, value, pe);
 #else
@@ -5587,6 +6055,7 @@ ISHMEM_HD inline void ishmem_atomic_or(T* dest, std::type_identity_t<T> value, i
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_or<T>(dest, value, pe);
 #else
@@ -5609,6 +6078,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_xor(T* dest, std::type_identity_t<T> valu
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::atomic_fetch_xor<T>(dest, value, pe);
 #else
@@ -5631,6 +6101,7 @@ ISHMEM_HD inline void ishmem_atomic_xor(T* dest, std::type_identity_t<T> value, 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_xor<T>(dest, value, pe);
 #else
@@ -5654,6 +6125,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_nbi(T* fetch, T* source, int pe) {
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "source", source, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_nbi<T>(fetch, source, pe);
 #else
@@ -5678,6 +6150,7 @@ ISHMEM_HD inline void ishmem_atomic_swap_nbi(T* fetch, T* dest, std::type_identi
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_swap_nbi<T>(fetch, dest, value, pe);
 #else
@@ -5702,6 +6175,7 @@ ISHMEM_HD inline void ishmem_atomic_compare_swap_nbi(T* fetch, T* dest, std::typ
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_compare_swap_nbi<T>(fetch, dest, cond, value, pe);
 #else
@@ -5726,6 +6200,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_inc_nbi(T* fetch, T* dest, int pe) {
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_inc_nbi<T>(fetch, dest, pe);
 #else
@@ -5750,6 +6225,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_add_nbi(T* fetch, T* dest, std::type_i
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_add_nbi<T>(fetch, dest, value, pe);
 #else
@@ -5774,6 +6250,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_and_nbi(T* fetch, T* dest, std::type_i
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_and_nbi<T>(fetch, dest, value, pe);
 #else
@@ -5798,6 +6275,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_or_nbi(T* fetch, T* dest, std::type_id
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_or_nbi<T>(fetch, dest, value, pe);
 #else
@@ -5822,6 +6300,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_xor_nbi(T* fetch, T* dest, std::type_i
         ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::atomic_fetch_xor_nbi<T>(fetch, dest, value, pe);
 #else
@@ -5849,6 +6328,7 @@ ISHMEM_HD inline void ishmem_float_put_signal(float* dest, const float* source, 
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<float>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -5862,6 +6342,7 @@ ISHMEM_HD inline void ishmem_double_put_signal(double* dest, const double* sourc
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<double>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -5875,6 +6356,7 @@ ISHMEM_HD inline void ishmem_char_put_signal(char* dest, const char* source, siz
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -5888,6 +6370,7 @@ ISHMEM_HD inline void ishmem_schar_put_signal(signed char* dest, const signed ch
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -5901,6 +6384,7 @@ ISHMEM_HD inline void ishmem_short_put_signal(short* dest, const short* source, 
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<short>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -5914,6 +6398,7 @@ ISHMEM_HD inline void ishmem_int_put_signal(int* dest, const int* source, size_t
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<int>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -5927,6 +6412,7 @@ ISHMEM_HD inline void ishmem_long_put_signal(long* dest, const long* source, siz
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -5940,6 +6426,7 @@ ISHMEM_HD inline void ishmem_longlong_put_signal(long long* dest, const long lon
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -5953,6 +6440,7 @@ ISHMEM_HD inline void ishmem_uchar_put_signal(unsigned char* dest, const unsigne
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -5966,6 +6454,7 @@ ISHMEM_HD inline void ishmem_ushort_put_signal(unsigned short* dest, const unsig
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -5979,6 +6468,7 @@ ISHMEM_HD inline void ishmem_uint_put_signal(unsigned int* dest, const unsigned 
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -5992,6 +6482,7 @@ ISHMEM_HD inline void ishmem_ulong_put_signal(unsigned long* dest, const unsigne
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6005,6 +6496,7 @@ ISHMEM_HD inline void ishmem_ulonglong_put_signal(unsigned long long* dest, cons
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6018,6 +6510,7 @@ ISHMEM_HD inline void ishmem_int8_put_signal(int8_t* dest, const int8_t* source,
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6031,6 +6524,7 @@ ISHMEM_HD inline void ishmem_int16_put_signal(int16_t* dest, const int16_t* sour
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6044,6 +6538,7 @@ ISHMEM_HD inline void ishmem_int32_put_signal(int32_t* dest, const int32_t* sour
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6057,6 +6552,7 @@ ISHMEM_HD inline void ishmem_int64_put_signal(int64_t* dest, const int64_t* sour
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6070,6 +6566,7 @@ ISHMEM_HD inline void ishmem_uint8_put_signal(uint8_t* dest, const uint8_t* sour
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6083,6 +6580,7 @@ ISHMEM_HD inline void ishmem_uint16_put_signal(uint16_t* dest, const uint16_t* s
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6096,6 +6594,7 @@ ISHMEM_HD inline void ishmem_uint32_put_signal(uint32_t* dest, const uint32_t* s
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6109,6 +6608,7 @@ ISHMEM_HD inline void ishmem_uint64_put_signal(uint64_t* dest, const uint64_t* s
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6122,6 +6622,7 @@ ISHMEM_HD inline void ishmem_size_put_signal(size_t* dest, const size_t* source,
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6135,6 +6636,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_put_signal(ptrdiff_t* dest, const ptrdiff_t
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6148,6 +6650,7 @@ ISHMEM_HD inline void ishmem_put8_signal(void* dest, const void* source, size_t 
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6161,6 +6664,7 @@ ISHMEM_HD inline void ishmem_put16_signal(void* dest, const void* source, size_t
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6174,6 +6678,7 @@ ISHMEM_HD inline void ishmem_put32_signal(void* dest, const void* source, size_t
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6187,6 +6692,7 @@ ISHMEM_HD inline void ishmem_put64_signal(void* dest, const void* source, size_t
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6200,6 +6706,7 @@ ISHMEM_HD inline void ishmem_put128_signal(void* dest, const void* source, size_
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6213,6 +6720,7 @@ ISHMEM_HD inline void ishmem_putmem_signal(void* dest, const void* source, size_
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6226,6 +6734,7 @@ ISHMEM_HD inline void ishmem_float_put_signal_nbi(float* dest, const float* sour
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<float>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6239,6 +6748,7 @@ ISHMEM_HD inline void ishmem_double_put_signal_nbi(double* dest, const double* s
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<double>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6252,6 +6762,7 @@ ISHMEM_HD inline void ishmem_char_put_signal_nbi(char* dest, const char* source,
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6265,6 +6776,7 @@ ISHMEM_HD inline void ishmem_schar_put_signal_nbi(signed char* dest, const signe
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6278,6 +6790,7 @@ ISHMEM_HD inline void ishmem_short_put_signal_nbi(short* dest, const short* sour
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<short>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6291,6 +6804,7 @@ ISHMEM_HD inline void ishmem_int_put_signal_nbi(int* dest, const int* source, si
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<int>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6304,6 +6818,7 @@ ISHMEM_HD inline void ishmem_long_put_signal_nbi(long* dest, const long* source,
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6317,6 +6832,7 @@ ISHMEM_HD inline void ishmem_longlong_put_signal_nbi(long long* dest, const long
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6330,6 +6846,7 @@ ISHMEM_HD inline void ishmem_uchar_put_signal_nbi(unsigned char* dest, const uns
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6343,6 +6860,7 @@ ISHMEM_HD inline void ishmem_ushort_put_signal_nbi(unsigned short* dest, const u
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6356,6 +6874,7 @@ ISHMEM_HD inline void ishmem_uint_put_signal_nbi(unsigned int* dest, const unsig
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6369,6 +6888,7 @@ ISHMEM_HD inline void ishmem_ulong_put_signal_nbi(unsigned long* dest, const uns
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6382,6 +6902,7 @@ ISHMEM_HD inline void ishmem_ulonglong_put_signal_nbi(unsigned long long* dest, 
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6395,6 +6916,7 @@ ISHMEM_HD inline void ishmem_int8_put_signal_nbi(int8_t* dest, const int8_t* sou
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6408,6 +6930,7 @@ ISHMEM_HD inline void ishmem_int16_put_signal_nbi(int16_t* dest, const int16_t* 
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6421,6 +6944,7 @@ ISHMEM_HD inline void ishmem_int32_put_signal_nbi(int32_t* dest, const int32_t* 
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6434,6 +6958,7 @@ ISHMEM_HD inline void ishmem_int64_put_signal_nbi(int64_t* dest, const int64_t* 
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6447,6 +6972,7 @@ ISHMEM_HD inline void ishmem_uint8_put_signal_nbi(uint8_t* dest, const uint8_t* 
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6460,6 +6986,7 @@ ISHMEM_HD inline void ishmem_uint16_put_signal_nbi(uint16_t* dest, const uint16_
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6473,6 +7000,7 @@ ISHMEM_HD inline void ishmem_uint32_put_signal_nbi(uint32_t* dest, const uint32_
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6486,6 +7014,7 @@ ISHMEM_HD inline void ishmem_uint64_put_signal_nbi(uint64_t* dest, const uint64_
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6499,6 +7028,7 @@ ISHMEM_HD inline void ishmem_size_put_signal_nbi(size_t* dest, const size_t* sou
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6512,6 +7042,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_put_signal_nbi(ptrdiff_t* dest, const ptrdi
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6525,6 +7056,7 @@ ISHMEM_HD inline void ishmem_put8_signal_nbi(void* dest, const void* source, siz
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6538,6 +7070,7 @@ ISHMEM_HD inline void ishmem_put16_signal_nbi(void* dest, const void* source, si
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6551,6 +7084,7 @@ ISHMEM_HD inline void ishmem_put32_signal_nbi(void* dest, const void* source, si
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6564,6 +7098,7 @@ ISHMEM_HD inline void ishmem_put64_signal_nbi(void* dest, const void* source, si
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6577,6 +7112,7 @@ ISHMEM_HD inline void ishmem_put128_signal_nbi(void* dest, const void* source, s
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6590,6 +7126,7 @@ ISHMEM_HD inline void ishmem_putmem_signal_nbi(void* dest, const void* source, s
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
@@ -6599,6 +7136,7 @@ ISHMEM_HD inline uint64_t ishmem_signal_fetch(uint64_t* sig_addr) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::signal_fetch(sig_addr);
 }
@@ -6678,6 +7216,7 @@ ISHMEM_HD inline void ishmem_put_signal(T* dest, const T* source, size_t nelems,
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal<T>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 #else
@@ -6706,6 +7245,7 @@ ISHMEM_HD inline void ishmem_put_signal_nbi(T* dest, const T* source, size_t nel
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi<T>(dest, source, nelems, sig_addr, signal, sig_op, pe);
 #else
@@ -6750,6 +7290,7 @@ ISHMEM_HD inline void ishmem_int_wait_until(int* ivar, int cmp, int cmp_value) {
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until<int>(ivar, cmp, cmp_value);
 }
@@ -6760,6 +7301,7 @@ ISHMEM_HD inline void ishmem_long_wait_until(long* ivar, int cmp, long cmp_value
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until<long>(ivar, cmp, cmp_value);
 }
@@ -6770,6 +7312,7 @@ ISHMEM_HD inline void ishmem_longlong_wait_until(long long* ivar, int cmp, long 
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until<long long>(ivar, cmp, cmp_value);
 }
@@ -6780,6 +7323,7 @@ ISHMEM_HD inline void ishmem_uint_wait_until(unsigned int* ivar, int cmp, unsign
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until<unsigned int>(ivar, cmp, cmp_value);
 }
@@ -6790,6 +7334,7 @@ ISHMEM_HD inline void ishmem_ulong_wait_until(unsigned long* ivar, int cmp, unsi
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until<unsigned long>(ivar, cmp, cmp_value);
 }
@@ -6800,6 +7345,7 @@ ISHMEM_HD inline void ishmem_ulonglong_wait_until(unsigned long long* ivar, int 
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until<unsigned long long>(ivar, cmp, cmp_value);
 }
@@ -6810,6 +7356,7 @@ ISHMEM_HD inline void ishmem_int32_wait_until(int32_t* ivar, int cmp, int32_t cm
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until<int32_t>(ivar, cmp, cmp_value);
 }
@@ -6820,6 +7367,7 @@ ISHMEM_HD inline void ishmem_int64_wait_until(int64_t* ivar, int cmp, int64_t cm
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until<int64_t>(ivar, cmp, cmp_value);
 }
@@ -6830,6 +7378,7 @@ ISHMEM_HD inline void ishmem_uint32_wait_until(uint32_t* ivar, int cmp, uint32_t
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until<uint32_t>(ivar, cmp, cmp_value);
 }
@@ -6840,6 +7389,7 @@ ISHMEM_HD inline void ishmem_uint64_wait_until(uint64_t* ivar, int cmp, uint64_t
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until<uint64_t>(ivar, cmp, cmp_value);
 }
@@ -6850,6 +7400,7 @@ ISHMEM_HD inline void ishmem_size_wait_until(size_t* ivar, int cmp, size_t cmp_v
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until<size_t>(ivar, cmp, cmp_value);
 }
@@ -6860,6 +7411,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_wait_until(ptrdiff_t* ivar, int cmp, ptrdif
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until<ptrdiff_t>(ivar, cmp, cmp_value);
 }
@@ -6871,6 +7423,7 @@ ISHMEM_HD inline void ishmem_int_wait_until_all(int* ivars, size_t nelems, const
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6882,6 +7435,7 @@ ISHMEM_HD inline void ishmem_long_wait_until_all(long* ivars, size_t nelems, con
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6893,6 +7447,7 @@ ISHMEM_HD inline void ishmem_longlong_wait_until_all(long long* ivars, size_t ne
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6904,6 +7459,7 @@ ISHMEM_HD inline void ishmem_uint_wait_until_all(unsigned int* ivars, size_t nel
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<unsigned int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6915,6 +7471,7 @@ ISHMEM_HD inline void ishmem_ulong_wait_until_all(unsigned long* ivars, size_t n
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<unsigned long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6926,6 +7483,7 @@ ISHMEM_HD inline void ishmem_ulonglong_wait_until_all(unsigned long long* ivars,
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6937,6 +7495,7 @@ ISHMEM_HD inline void ishmem_int32_wait_until_all(int32_t* ivars, size_t nelems,
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<int32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6948,6 +7507,7 @@ ISHMEM_HD inline void ishmem_int64_wait_until_all(int64_t* ivars, size_t nelems,
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<int64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6959,6 +7519,7 @@ ISHMEM_HD inline void ishmem_uint32_wait_until_all(uint32_t* ivars, size_t nelem
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<uint32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6970,6 +7531,7 @@ ISHMEM_HD inline void ishmem_uint64_wait_until_all(uint64_t* ivars, size_t nelem
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<uint64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6981,6 +7543,7 @@ ISHMEM_HD inline void ishmem_size_wait_until_all(size_t* ivars, size_t nelems, c
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<size_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6992,6 +7555,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_wait_until_all(ptrdiff_t* ivars, size_t nel
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7003,6 +7567,7 @@ ISHMEM_HD inline size_t ishmem_int_wait_until_any(int* ivars, size_t nelems, con
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7014,6 +7579,7 @@ ISHMEM_HD inline size_t ishmem_long_wait_until_any(long* ivars, size_t nelems, c
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7025,6 +7591,7 @@ ISHMEM_HD inline size_t ishmem_longlong_wait_until_any(long long* ivars, size_t 
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7036,6 +7603,7 @@ ISHMEM_HD inline size_t ishmem_uint_wait_until_any(unsigned int* ivars, size_t n
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<unsigned int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7047,6 +7615,7 @@ ISHMEM_HD inline size_t ishmem_ulong_wait_until_any(unsigned long* ivars, size_t
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<unsigned long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7058,6 +7627,7 @@ ISHMEM_HD inline size_t ishmem_ulonglong_wait_until_any(unsigned long long* ivar
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7069,6 +7639,7 @@ ISHMEM_HD inline size_t ishmem_int32_wait_until_any(int32_t* ivars, size_t nelem
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<int32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7080,6 +7651,7 @@ ISHMEM_HD inline size_t ishmem_int64_wait_until_any(int64_t* ivars, size_t nelem
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<int64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7091,6 +7663,7 @@ ISHMEM_HD inline size_t ishmem_uint32_wait_until_any(uint32_t* ivars, size_t nel
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<uint32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7102,6 +7675,7 @@ ISHMEM_HD inline size_t ishmem_uint64_wait_until_any(uint64_t* ivars, size_t nel
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<uint64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7113,6 +7687,7 @@ ISHMEM_HD inline size_t ishmem_size_wait_until_any(size_t* ivars, size_t nelems,
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<size_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7124,6 +7699,7 @@ ISHMEM_HD inline size_t ishmem_ptrdiff_wait_until_any(ptrdiff_t* ivars, size_t n
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7136,6 +7712,7 @@ ISHMEM_HD inline size_t ishmem_int_wait_until_some(int* ivars, size_t nelems, si
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<int>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -7148,6 +7725,7 @@ ISHMEM_HD inline size_t ishmem_long_wait_until_some(long* ivars, size_t nelems, 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<long>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -7160,6 +7738,7 @@ ISHMEM_HD inline size_t ishmem_longlong_wait_until_some(long long* ivars, size_t
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<long long>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -7172,6 +7751,7 @@ ISHMEM_HD inline size_t ishmem_uint_wait_until_some(unsigned int* ivars, size_t 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -7184,6 +7764,7 @@ ISHMEM_HD inline size_t ishmem_ulong_wait_until_some(unsigned long* ivars, size_
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -7196,6 +7777,7 @@ ISHMEM_HD inline size_t ishmem_ulonglong_wait_until_some(unsigned long long* iva
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -7208,6 +7790,7 @@ ISHMEM_HD inline size_t ishmem_int32_wait_until_some(int32_t* ivars, size_t nele
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<int32_t>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -7220,6 +7803,7 @@ ISHMEM_HD inline size_t ishmem_int64_wait_until_some(int64_t* ivars, size_t nele
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<int64_t>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -7232,6 +7816,7 @@ ISHMEM_HD inline size_t ishmem_uint32_wait_until_some(uint32_t* ivars, size_t ne
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -7244,6 +7829,7 @@ ISHMEM_HD inline size_t ishmem_uint64_wait_until_some(uint64_t* ivars, size_t ne
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -7256,6 +7842,7 @@ ISHMEM_HD inline size_t ishmem_size_wait_until_some(size_t* ivars, size_t nelems
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<size_t>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -7268,6 +7855,7 @@ ISHMEM_HD inline size_t ishmem_ptrdiff_wait_until_some(ptrdiff_t* ivars, size_t 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -7280,6 +7868,7 @@ ISHMEM_HD inline void ishmem_int_wait_until_all_vector(int* ivars, size_t nelems
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<int>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7292,6 +7881,7 @@ ISHMEM_HD inline void ishmem_long_wait_until_all_vector(long* ivars, size_t nele
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<long>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7304,6 +7894,7 @@ ISHMEM_HD inline void ishmem_longlong_wait_until_all_vector(long long* ivars, si
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<long long>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7316,6 +7907,7 @@ ISHMEM_HD inline void ishmem_uint_wait_until_all_vector(unsigned int* ivars, siz
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<unsigned int>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7328,6 +7920,7 @@ ISHMEM_HD inline void ishmem_ulong_wait_until_all_vector(unsigned long* ivars, s
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<unsigned long>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7340,6 +7933,7 @@ ISHMEM_HD inline void ishmem_ulonglong_wait_until_all_vector(unsigned long long*
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7352,6 +7946,7 @@ ISHMEM_HD inline void ishmem_int32_wait_until_all_vector(int32_t* ivars, size_t 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<int32_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7364,6 +7959,7 @@ ISHMEM_HD inline void ishmem_int64_wait_until_all_vector(int64_t* ivars, size_t 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<int64_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7376,6 +7972,7 @@ ISHMEM_HD inline void ishmem_uint32_wait_until_all_vector(uint32_t* ivars, size_
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<uint32_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7388,6 +7985,7 @@ ISHMEM_HD inline void ishmem_uint64_wait_until_all_vector(uint64_t* ivars, size_
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<uint64_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7400,6 +7998,7 @@ ISHMEM_HD inline void ishmem_size_wait_until_all_vector(size_t* ivars, size_t ne
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<size_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7412,6 +8011,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_wait_until_all_vector(ptrdiff_t* ivars, siz
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7424,6 +8024,7 @@ ISHMEM_HD inline size_t ishmem_int_wait_until_any_vector(int* ivars, size_t nele
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<int>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7436,6 +8037,7 @@ ISHMEM_HD inline size_t ishmem_long_wait_until_any_vector(long* ivars, size_t ne
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<long>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7448,6 +8050,7 @@ ISHMEM_HD inline size_t ishmem_longlong_wait_until_any_vector(long long* ivars, 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<long long>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7460,6 +8063,7 @@ ISHMEM_HD inline size_t ishmem_uint_wait_until_any_vector(unsigned int* ivars, s
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<unsigned int>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7472,6 +8076,7 @@ ISHMEM_HD inline size_t ishmem_ulong_wait_until_any_vector(unsigned long* ivars,
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<unsigned long>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7484,6 +8089,7 @@ ISHMEM_HD inline size_t ishmem_ulonglong_wait_until_any_vector(unsigned long lon
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7496,6 +8102,7 @@ ISHMEM_HD inline size_t ishmem_int32_wait_until_any_vector(int32_t* ivars, size_
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<int32_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7508,6 +8115,7 @@ ISHMEM_HD inline size_t ishmem_int64_wait_until_any_vector(int64_t* ivars, size_
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<int64_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7520,6 +8128,7 @@ ISHMEM_HD inline size_t ishmem_uint32_wait_until_any_vector(uint32_t* ivars, siz
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<uint32_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7532,6 +8141,7 @@ ISHMEM_HD inline size_t ishmem_uint64_wait_until_any_vector(uint64_t* ivars, siz
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<uint64_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7544,6 +8154,7 @@ ISHMEM_HD inline size_t ishmem_size_wait_until_any_vector(size_t* ivars, size_t 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<size_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7556,6 +8167,7 @@ ISHMEM_HD inline size_t ishmem_ptrdiff_wait_until_any_vector(ptrdiff_t* ivars, s
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -7569,6 +8181,7 @@ ISHMEM_HD inline size_t ishmem_int_wait_until_some_vector(int* ivars, size_t nel
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<int>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -7582,6 +8195,7 @@ ISHMEM_HD inline size_t ishmem_long_wait_until_some_vector(long* ivars, size_t n
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<long>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -7595,6 +8209,7 @@ ISHMEM_HD inline size_t ishmem_longlong_wait_until_some_vector(long long* ivars,
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<long long>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -7608,6 +8223,7 @@ ISHMEM_HD inline size_t ishmem_uint_wait_until_some_vector(unsigned int* ivars, 
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -7621,6 +8237,7 @@ ISHMEM_HD inline size_t ishmem_ulong_wait_until_some_vector(unsigned long* ivars
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -7634,6 +8251,7 @@ ISHMEM_HD inline size_t ishmem_ulonglong_wait_until_some_vector(unsigned long lo
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -7647,6 +8265,7 @@ ISHMEM_HD inline size_t ishmem_int32_wait_until_some_vector(int32_t* ivars, size
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<int32_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -7660,6 +8279,7 @@ ISHMEM_HD inline size_t ishmem_int64_wait_until_some_vector(int64_t* ivars, size
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<int64_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -7673,6 +8293,7 @@ ISHMEM_HD inline size_t ishmem_uint32_wait_until_some_vector(uint32_t* ivars, si
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -7686,6 +8307,7 @@ ISHMEM_HD inline size_t ishmem_uint64_wait_until_some_vector(uint64_t* ivars, si
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -7699,6 +8321,7 @@ ISHMEM_HD inline size_t ishmem_size_wait_until_some_vector(size_t* ivars, size_t
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<size_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -7712,6 +8335,7 @@ ISHMEM_HD inline size_t ishmem_ptrdiff_wait_until_some_vector(ptrdiff_t* ivars, 
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -7722,6 +8346,7 @@ ISHMEM_HD inline int ishmem_int_test(int* ivar, int cmp, int cmp_value) {
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test<int>(ivar, cmp, cmp_value);
 }
@@ -7732,6 +8357,7 @@ ISHMEM_HD inline int ishmem_long_test(long* ivar, int cmp, long cmp_value) {
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test<long>(ivar, cmp, cmp_value);
 }
@@ -7742,6 +8368,7 @@ ISHMEM_HD inline int ishmem_longlong_test(long long* ivar, int cmp, long long cm
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test<long long>(ivar, cmp, cmp_value);
 }
@@ -7752,6 +8379,7 @@ ISHMEM_HD inline int ishmem_uint_test(unsigned int* ivar, int cmp, unsigned int 
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test<unsigned int>(ivar, cmp, cmp_value);
 }
@@ -7762,6 +8390,7 @@ ISHMEM_HD inline int ishmem_ulong_test(unsigned long* ivar, int cmp, unsigned lo
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test<unsigned long>(ivar, cmp, cmp_value);
 }
@@ -7772,6 +8401,7 @@ ISHMEM_HD inline int ishmem_ulonglong_test(unsigned long long* ivar, int cmp, un
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test<unsigned long long>(ivar, cmp, cmp_value);
 }
@@ -7782,6 +8412,7 @@ ISHMEM_HD inline int ishmem_int32_test(int32_t* ivar, int cmp, int32_t cmp_value
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test<int32_t>(ivar, cmp, cmp_value);
 }
@@ -7792,6 +8423,7 @@ ISHMEM_HD inline int ishmem_int64_test(int64_t* ivar, int cmp, int64_t cmp_value
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test<int64_t>(ivar, cmp, cmp_value);
 }
@@ -7802,6 +8434,7 @@ ISHMEM_HD inline int ishmem_uint32_test(uint32_t* ivar, int cmp, uint32_t cmp_va
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test<uint32_t>(ivar, cmp, cmp_value);
 }
@@ -7812,6 +8445,7 @@ ISHMEM_HD inline int ishmem_uint64_test(uint64_t* ivar, int cmp, uint64_t cmp_va
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test<uint64_t>(ivar, cmp, cmp_value);
 }
@@ -7822,6 +8456,7 @@ ISHMEM_HD inline int ishmem_size_test(size_t* ivar, int cmp, size_t cmp_value) {
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test<size_t>(ivar, cmp, cmp_value);
 }
@@ -7832,6 +8467,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_test(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test<ptrdiff_t>(ivar, cmp, cmp_value);
 }
@@ -7843,6 +8479,7 @@ ISHMEM_HD inline int ishmem_int_test_all(int* ivars, size_t nelems, const int* s
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7854,6 +8491,7 @@ ISHMEM_HD inline int ishmem_long_test_all(long* ivars, size_t nelems, const int*
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7865,6 +8503,7 @@ ISHMEM_HD inline int ishmem_longlong_test_all(long long* ivars, size_t nelems, c
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7876,6 +8515,7 @@ ISHMEM_HD inline int ishmem_uint_test_all(unsigned int* ivars, size_t nelems, co
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<unsigned int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7887,6 +8527,7 @@ ISHMEM_HD inline int ishmem_ulong_test_all(unsigned long* ivars, size_t nelems, 
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<unsigned long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7898,6 +8539,7 @@ ISHMEM_HD inline int ishmem_ulonglong_test_all(unsigned long long* ivars, size_t
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7909,6 +8551,7 @@ ISHMEM_HD inline int ishmem_int32_test_all(int32_t* ivars, size_t nelems, const 
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<int32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7920,6 +8563,7 @@ ISHMEM_HD inline int ishmem_int64_test_all(int64_t* ivars, size_t nelems, const 
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<int64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7931,6 +8575,7 @@ ISHMEM_HD inline int ishmem_uint32_test_all(uint32_t* ivars, size_t nelems, cons
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<uint32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7942,6 +8587,7 @@ ISHMEM_HD inline int ishmem_uint64_test_all(uint64_t* ivars, size_t nelems, cons
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<uint64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7953,6 +8599,7 @@ ISHMEM_HD inline int ishmem_size_test_all(size_t* ivars, size_t nelems, const in
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<size_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7964,6 +8611,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_test_all(ptrdiff_t* ivars, size_t nelems, co
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7975,6 +8623,7 @@ ISHMEM_HD inline size_t ishmem_int_test_any(int* ivars, size_t nelems, const int
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7986,6 +8635,7 @@ ISHMEM_HD inline size_t ishmem_long_test_any(long* ivars, size_t nelems, const i
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -7997,6 +8647,7 @@ ISHMEM_HD inline size_t ishmem_longlong_test_any(long long* ivars, size_t nelems
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -8008,6 +8659,7 @@ ISHMEM_HD inline size_t ishmem_uint_test_any(unsigned int* ivars, size_t nelems,
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<unsigned int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -8019,6 +8671,7 @@ ISHMEM_HD inline size_t ishmem_ulong_test_any(unsigned long* ivars, size_t nelem
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<unsigned long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -8030,6 +8683,7 @@ ISHMEM_HD inline size_t ishmem_ulonglong_test_any(unsigned long long* ivars, siz
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -8041,6 +8695,7 @@ ISHMEM_HD inline size_t ishmem_int32_test_any(int32_t* ivars, size_t nelems, con
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<int32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -8052,6 +8707,7 @@ ISHMEM_HD inline size_t ishmem_int64_test_any(int64_t* ivars, size_t nelems, con
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<int64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -8063,6 +8719,7 @@ ISHMEM_HD inline size_t ishmem_uint32_test_any(uint32_t* ivars, size_t nelems, c
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<uint32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -8074,6 +8731,7 @@ ISHMEM_HD inline size_t ishmem_uint64_test_any(uint64_t* ivars, size_t nelems, c
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<uint64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -8085,6 +8743,7 @@ ISHMEM_HD inline size_t ishmem_size_test_any(size_t* ivars, size_t nelems, const
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<size_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -8096,6 +8755,7 @@ ISHMEM_HD inline size_t ishmem_ptrdiff_test_any(ptrdiff_t* ivars, size_t nelems,
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -8108,6 +8768,7 @@ ISHMEM_HD inline size_t ishmem_int_test_some(int* ivars, size_t nelems, size_t* 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<int>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -8120,6 +8781,7 @@ ISHMEM_HD inline size_t ishmem_long_test_some(long* ivars, size_t nelems, size_t
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<long>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -8132,6 +8794,7 @@ ISHMEM_HD inline size_t ishmem_longlong_test_some(long long* ivars, size_t nelem
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<long long>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -8144,6 +8807,7 @@ ISHMEM_HD inline size_t ishmem_uint_test_some(unsigned int* ivars, size_t nelems
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -8156,6 +8820,7 @@ ISHMEM_HD inline size_t ishmem_ulong_test_some(unsigned long* ivars, size_t nele
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -8168,6 +8833,7 @@ ISHMEM_HD inline size_t ishmem_ulonglong_test_some(unsigned long long* ivars, si
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -8180,6 +8846,7 @@ ISHMEM_HD inline size_t ishmem_int32_test_some(int32_t* ivars, size_t nelems, si
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<int32_t>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -8192,6 +8859,7 @@ ISHMEM_HD inline size_t ishmem_int64_test_some(int64_t* ivars, size_t nelems, si
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<int64_t>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -8204,6 +8872,7 @@ ISHMEM_HD inline size_t ishmem_uint32_test_some(uint32_t* ivars, size_t nelems, 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -8216,6 +8885,7 @@ ISHMEM_HD inline size_t ishmem_uint64_test_some(uint64_t* ivars, size_t nelems, 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -8228,6 +8898,7 @@ ISHMEM_HD inline size_t ishmem_size_test_some(size_t* ivars, size_t nelems, size
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<size_t>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -8240,6 +8911,7 @@ ISHMEM_HD inline size_t ishmem_ptrdiff_test_some(ptrdiff_t* ivars, size_t nelems
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value);
 }
@@ -8252,6 +8924,7 @@ ISHMEM_HD inline int ishmem_int_test_all_vector(int* ivars, size_t nelems, const
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<int>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8264,6 +8937,7 @@ ISHMEM_HD inline int ishmem_long_test_all_vector(long* ivars, size_t nelems, con
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<long>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8276,6 +8950,7 @@ ISHMEM_HD inline int ishmem_longlong_test_all_vector(long long* ivars, size_t ne
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<long long>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8288,6 +8963,7 @@ ISHMEM_HD inline int ishmem_uint_test_all_vector(unsigned int* ivars, size_t nel
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<unsigned int>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8300,6 +8976,7 @@ ISHMEM_HD inline int ishmem_ulong_test_all_vector(unsigned long* ivars, size_t n
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<unsigned long>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8312,6 +8989,7 @@ ISHMEM_HD inline int ishmem_ulonglong_test_all_vector(unsigned long long* ivars,
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8324,6 +9002,7 @@ ISHMEM_HD inline int ishmem_int32_test_all_vector(int32_t* ivars, size_t nelems,
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<int32_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8336,6 +9015,7 @@ ISHMEM_HD inline int ishmem_int64_test_all_vector(int64_t* ivars, size_t nelems,
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<int64_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8348,6 +9028,7 @@ ISHMEM_HD inline int ishmem_uint32_test_all_vector(uint32_t* ivars, size_t nelem
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<uint32_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8360,6 +9041,7 @@ ISHMEM_HD inline int ishmem_uint64_test_all_vector(uint64_t* ivars, size_t nelem
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<uint64_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8372,6 +9054,7 @@ ISHMEM_HD inline int ishmem_size_test_all_vector(size_t* ivars, size_t nelems, c
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<size_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8384,6 +9067,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_test_all_vector(ptrdiff_t* ivars, size_t nel
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8396,6 +9080,7 @@ ISHMEM_HD inline size_t ishmem_int_test_any_vector(int* ivars, size_t nelems, co
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<int>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8408,6 +9093,7 @@ ISHMEM_HD inline size_t ishmem_long_test_any_vector(long* ivars, size_t nelems, 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<long>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8420,6 +9106,7 @@ ISHMEM_HD inline size_t ishmem_longlong_test_any_vector(long long* ivars, size_t
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<long long>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8432,6 +9119,7 @@ ISHMEM_HD inline size_t ishmem_uint_test_any_vector(unsigned int* ivars, size_t 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<unsigned int>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8444,6 +9132,7 @@ ISHMEM_HD inline size_t ishmem_ulong_test_any_vector(unsigned long* ivars, size_
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<unsigned long>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8456,6 +9145,7 @@ ISHMEM_HD inline size_t ishmem_ulonglong_test_any_vector(unsigned long long* iva
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8468,6 +9158,7 @@ ISHMEM_HD inline size_t ishmem_int32_test_any_vector(int32_t* ivars, size_t nele
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<int32_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8480,6 +9171,7 @@ ISHMEM_HD inline size_t ishmem_int64_test_any_vector(int64_t* ivars, size_t nele
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<int64_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8492,6 +9184,7 @@ ISHMEM_HD inline size_t ishmem_uint32_test_any_vector(uint32_t* ivars, size_t ne
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<uint32_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8504,6 +9197,7 @@ ISHMEM_HD inline size_t ishmem_uint64_test_any_vector(uint64_t* ivars, size_t ne
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<uint64_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8516,6 +9210,7 @@ ISHMEM_HD inline size_t ishmem_size_test_any_vector(size_t* ivars, size_t nelems
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<size_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8528,6 +9223,7 @@ ISHMEM_HD inline size_t ishmem_ptrdiff_test_any_vector(ptrdiff_t* ivars, size_t 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
 }
@@ -8541,6 +9237,7 @@ ISHMEM_HD inline size_t ishmem_int_test_some_vector(int* ivars, size_t nelems, s
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<int>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -8554,6 +9251,7 @@ ISHMEM_HD inline size_t ishmem_long_test_some_vector(long* ivars, size_t nelems,
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<long>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -8567,6 +9265,7 @@ ISHMEM_HD inline size_t ishmem_longlong_test_some_vector(long long* ivars, size_
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<long long>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -8580,6 +9279,7 @@ ISHMEM_HD inline size_t ishmem_uint_test_some_vector(unsigned int* ivars, size_t
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -8593,6 +9293,7 @@ ISHMEM_HD inline size_t ishmem_ulong_test_some_vector(unsigned long* ivars, size
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -8606,6 +9307,7 @@ ISHMEM_HD inline size_t ishmem_ulonglong_test_some_vector(unsigned long long* iv
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -8619,6 +9321,7 @@ ISHMEM_HD inline size_t ishmem_int32_test_some_vector(int32_t* ivars, size_t nel
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<int32_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -8632,6 +9335,7 @@ ISHMEM_HD inline size_t ishmem_int64_test_some_vector(int64_t* ivars, size_t nel
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<int64_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -8645,6 +9349,7 @@ ISHMEM_HD inline size_t ishmem_uint32_test_some_vector(uint32_t* ivars, size_t n
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -8658,6 +9363,7 @@ ISHMEM_HD inline size_t ishmem_uint64_test_some_vector(uint64_t* ivars, size_t n
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -8671,6 +9377,7 @@ ISHMEM_HD inline size_t ishmem_size_test_some_vector(size_t* ivars, size_t nelem
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<size_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -8684,6 +9391,7 @@ ISHMEM_HD inline size_t ishmem_ptrdiff_test_some_vector(ptrdiff_t* ivars, size_t
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
@@ -8694,6 +9402,7 @@ ISHMEM_HD inline uint64_t ishmem_signal_wait_until(uint64_t* sig_addr, int cmp, 
         ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::signal_wait_until(sig_addr, cmp, cmp_value);
 }
@@ -8880,6 +9589,7 @@ ISHMEM_HD inline void ishmem_wait_until(T* ivar, int cmp, std::type_identity_t<T
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until<T>(ivar, cmp, cmp_value);
 #else
@@ -8903,6 +9613,7 @@ ISHMEM_HD inline void ishmem_wait_until_all(T* ivars, size_t nelems, const int* 
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<T>(ivars, nelems, status, cmp, cmp_value);
 #else
@@ -8927,6 +9638,7 @@ ISHMEM_HD inline size_t ishmem_wait_until_any(T* ivars, size_t nelems, const int
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<T>(ivars, nelems, status, cmp, cmp_value);
 #else
@@ -8952,6 +9664,7 @@ ISHMEM_HD inline size_t ishmem_wait_until_some(T* ivars, size_t nelems, size_t* 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<T>(ivars, nelems, indices, status, cmp, cmp_value);
 #else
@@ -8978,6 +9691,7 @@ ISHMEM_HD inline void ishmem_wait_until_all_vector(T* ivars, size_t nelems, cons
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all<T>(ivars, nelems, status, cmp, cmp_values);
 #else
@@ -9004,6 +9718,7 @@ ISHMEM_HD inline size_t ishmem_wait_until_any_vector(T* ivars, size_t nelems, co
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any<T>(ivars, nelems, status, cmp, cmp_values);
 #else
@@ -9031,6 +9746,7 @@ ISHMEM_HD inline size_t ishmem_wait_until_some_vector(T* ivars, size_t nelems, s
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some<T>(ivars, nelems, indices, status, cmp, cmp_values);
 #else
@@ -9056,6 +9772,7 @@ ISHMEM_HD inline int ishmem_test(T* ivar, int cmp, std::type_identity_t<T> cmp_v
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test<T>(ivar, cmp, cmp_value);
 #else
@@ -9079,6 +9796,7 @@ ISHMEM_HD inline int ishmem_test_all(T* ivars, size_t nelems, const int* status,
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<T>(ivars, nelems, status, cmp, cmp_value);
 #else
@@ -9103,6 +9821,7 @@ ISHMEM_HD inline size_t ishmem_test_any(T* ivars, size_t nelems, const int* stat
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<T>(ivars, nelems, status, cmp, cmp_value);
 #else
@@ -9128,6 +9847,7 @@ ISHMEM_HD inline size_t ishmem_test_some(T* ivars, size_t nelems, size_t* indice
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<T>(ivars, nelems, indices, status, cmp, cmp_value);
 #else
@@ -9154,6 +9874,7 @@ ISHMEM_HD inline int ishmem_test_all_vector(T* ivars, size_t nelems, const int* 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all<T>(ivars, nelems, status, cmp, cmp_values);
 #else
@@ -9180,6 +9901,7 @@ ISHMEM_HD inline size_t ishmem_test_any_vector(T* ivars, size_t nelems, const in
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any<T>(ivars, nelems, status, cmp, cmp_values);
 #else
@@ -9207,6 +9929,7 @@ ISHMEM_HD inline size_t ishmem_test_some_vector(T* ivars, size_t nelems, size_t*
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some<T>(ivars, nelems, indices, status, cmp, cmp_values);
 #else
@@ -9277,6 +10000,7 @@ ISHMEM_HD inline int ishmem_float_alltoall(float* dest, const float* source, siz
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<float>(team, dest, source, nelems);
 }
@@ -9286,6 +10010,7 @@ ISHMEM_HD inline int ishmem_float_alltoall(ishmem_team_t team, float* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<float>(team, dest, source, nelems);
@@ -9297,6 +10022,7 @@ ISHMEM_HD inline int ishmem_double_alltoall(double* dest, const double* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<double>(team, dest, source, nelems);
 }
@@ -9306,6 +10032,7 @@ ISHMEM_HD inline int ishmem_double_alltoall(ishmem_team_t team, double* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<double>(team, dest, source, nelems);
@@ -9317,6 +10044,7 @@ ISHMEM_HD inline int ishmem_char_alltoall(char* dest, const char* source, size_t
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<char>(team, dest, source, nelems);
 }
@@ -9326,6 +10054,7 @@ ISHMEM_HD inline int ishmem_char_alltoall(ishmem_team_t team, char* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<char>(team, dest, source, nelems);
@@ -9337,6 +10066,7 @@ ISHMEM_HD inline int ishmem_schar_alltoall(signed char* dest, const signed char*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<signed char>(team, dest, source, nelems);
 }
@@ -9346,6 +10076,7 @@ ISHMEM_HD inline int ishmem_schar_alltoall(ishmem_team_t team, signed char* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<signed char>(team, dest, source, nelems);
@@ -9357,6 +10088,7 @@ ISHMEM_HD inline int ishmem_short_alltoall(short* dest, const short* source, siz
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<short>(team, dest, source, nelems);
 }
@@ -9366,6 +10098,7 @@ ISHMEM_HD inline int ishmem_short_alltoall(ishmem_team_t team, short* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<short>(team, dest, source, nelems);
@@ -9377,6 +10110,7 @@ ISHMEM_HD inline int ishmem_int_alltoall(int* dest, const int* source, size_t ne
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<int>(team, dest, source, nelems);
 }
@@ -9386,6 +10120,7 @@ ISHMEM_HD inline int ishmem_int_alltoall(ishmem_team_t team, int* dest, const in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<int>(team, dest, source, nelems);
@@ -9397,6 +10132,7 @@ ISHMEM_HD inline int ishmem_long_alltoall(long* dest, const long* source, size_t
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<long>(team, dest, source, nelems);
 }
@@ -9406,6 +10142,7 @@ ISHMEM_HD inline int ishmem_long_alltoall(ishmem_team_t team, long* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<long>(team, dest, source, nelems);
@@ -9417,6 +10154,7 @@ ISHMEM_HD inline int ishmem_longlong_alltoall(long long* dest, const long long* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<long long>(team, dest, source, nelems);
 }
@@ -9426,6 +10164,7 @@ ISHMEM_HD inline int ishmem_longlong_alltoall(ishmem_team_t team, long long* des
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<long long>(team, dest, source, nelems);
@@ -9437,6 +10176,7 @@ ISHMEM_HD inline int ishmem_uchar_alltoall(unsigned char* dest, const unsigned c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<unsigned char>(team, dest, source, nelems);
 }
@@ -9446,6 +10186,7 @@ ISHMEM_HD inline int ishmem_uchar_alltoall(ishmem_team_t team, unsigned char* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<unsigned char>(team, dest, source, nelems);
@@ -9457,6 +10198,7 @@ ISHMEM_HD inline int ishmem_ushort_alltoall(unsigned short* dest, const unsigned
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<unsigned short>(team, dest, source, nelems);
 }
@@ -9466,6 +10208,7 @@ ISHMEM_HD inline int ishmem_ushort_alltoall(ishmem_team_t team, unsigned short* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<unsigned short>(team, dest, source, nelems);
@@ -9477,6 +10220,7 @@ ISHMEM_HD inline int ishmem_uint_alltoall(unsigned int* dest, const unsigned int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<unsigned int>(team, dest, source, nelems);
 }
@@ -9486,6 +10230,7 @@ ISHMEM_HD inline int ishmem_uint_alltoall(ishmem_team_t team, unsigned int* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<unsigned int>(team, dest, source, nelems);
@@ -9497,6 +10242,7 @@ ISHMEM_HD inline int ishmem_ulong_alltoall(unsigned long* dest, const unsigned l
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<unsigned long>(team, dest, source, nelems);
 }
@@ -9506,6 +10252,7 @@ ISHMEM_HD inline int ishmem_ulong_alltoall(ishmem_team_t team, unsigned long* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<unsigned long>(team, dest, source, nelems);
@@ -9517,6 +10264,7 @@ ISHMEM_HD inline int ishmem_ulonglong_alltoall(unsigned long long* dest, const u
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<unsigned long long>(team, dest, source, nelems);
 }
@@ -9526,6 +10274,7 @@ ISHMEM_HD inline int ishmem_ulonglong_alltoall(ishmem_team_t team, unsigned long
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<unsigned long long>(team, dest, source, nelems);
@@ -9537,6 +10286,7 @@ ISHMEM_HD inline int ishmem_int8_alltoall(int8_t* dest, const int8_t* source, si
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<int8_t>(team, dest, source, nelems);
 }
@@ -9546,6 +10296,7 @@ ISHMEM_HD inline int ishmem_int8_alltoall(ishmem_team_t team, int8_t* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<int8_t>(team, dest, source, nelems);
@@ -9557,6 +10308,7 @@ ISHMEM_HD inline int ishmem_int16_alltoall(int16_t* dest, const int16_t* source,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<int16_t>(team, dest, source, nelems);
 }
@@ -9566,6 +10318,7 @@ ISHMEM_HD inline int ishmem_int16_alltoall(ishmem_team_t team, int16_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<int16_t>(team, dest, source, nelems);
@@ -9577,6 +10330,7 @@ ISHMEM_HD inline int ishmem_int32_alltoall(int32_t* dest, const int32_t* source,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<int32_t>(team, dest, source, nelems);
 }
@@ -9586,6 +10340,7 @@ ISHMEM_HD inline int ishmem_int32_alltoall(ishmem_team_t team, int32_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<int32_t>(team, dest, source, nelems);
@@ -9597,6 +10352,7 @@ ISHMEM_HD inline int ishmem_int64_alltoall(int64_t* dest, const int64_t* source,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<int64_t>(team, dest, source, nelems);
 }
@@ -9606,6 +10362,7 @@ ISHMEM_HD inline int ishmem_int64_alltoall(ishmem_team_t team, int64_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<int64_t>(team, dest, source, nelems);
@@ -9617,6 +10374,7 @@ ISHMEM_HD inline int ishmem_uint8_alltoall(uint8_t* dest, const uint8_t* source,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<uint8_t>(team, dest, source, nelems);
 }
@@ -9626,6 +10384,7 @@ ISHMEM_HD inline int ishmem_uint8_alltoall(ishmem_team_t team, uint8_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<uint8_t>(team, dest, source, nelems);
@@ -9637,6 +10396,7 @@ ISHMEM_HD inline int ishmem_uint16_alltoall(uint16_t* dest, const uint16_t* sour
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<uint16_t>(team, dest, source, nelems);
 }
@@ -9646,6 +10406,7 @@ ISHMEM_HD inline int ishmem_uint16_alltoall(ishmem_team_t team, uint16_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<uint16_t>(team, dest, source, nelems);
@@ -9657,6 +10418,7 @@ ISHMEM_HD inline int ishmem_uint32_alltoall(uint32_t* dest, const uint32_t* sour
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<uint32_t>(team, dest, source, nelems);
 }
@@ -9666,6 +10428,7 @@ ISHMEM_HD inline int ishmem_uint32_alltoall(ishmem_team_t team, uint32_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<uint32_t>(team, dest, source, nelems);
@@ -9677,6 +10440,7 @@ ISHMEM_HD inline int ishmem_uint64_alltoall(uint64_t* dest, const uint64_t* sour
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<uint64_t>(team, dest, source, nelems);
 }
@@ -9686,6 +10450,7 @@ ISHMEM_HD inline int ishmem_uint64_alltoall(ishmem_team_t team, uint64_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<uint64_t>(team, dest, source, nelems);
@@ -9697,6 +10462,7 @@ ISHMEM_HD inline int ishmem_size_alltoall(size_t* dest, const size_t* source, si
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<size_t>(team, dest, source, nelems);
 }
@@ -9706,6 +10472,7 @@ ISHMEM_HD inline int ishmem_size_alltoall(ishmem_team_t team, size_t* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<size_t>(team, dest, source, nelems);
@@ -9717,6 +10484,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_alltoall(ptrdiff_t* dest, const ptrdiff_t* s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<ptrdiff_t>(team, dest, source, nelems);
 }
@@ -9726,6 +10494,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_alltoall(ishmem_team_t team, ptrdiff_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<ptrdiff_t>(team, dest, source, nelems);
@@ -9737,6 +10506,7 @@ ISHMEM_HD inline int ishmem_alltoallmem(void* dest, const void* source, size_t n
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
@@ -9746,6 +10516,7 @@ ISHMEM_HD inline int ishmem_alltoallmem(ishmem_team_t team, void* dest, const vo
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
@@ -9757,6 +10528,7 @@ ISHMEM_HD inline int ishmem_float_broadcast(float* dest, const float* source, si
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<float>(team, dest, source, nelems, PE_root);
@@ -9767,6 +10539,7 @@ ISHMEM_HD inline int ishmem_float_broadcast(ishmem_team_t team, float* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<float>(team, dest, source, nelems, PE_root);
@@ -9778,6 +10551,7 @@ ISHMEM_HD inline int ishmem_double_broadcast(double* dest, const double* source,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<double>(team, dest, source, nelems, PE_root);
@@ -9788,6 +10562,7 @@ ISHMEM_HD inline int ishmem_double_broadcast(ishmem_team_t team, double* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<double>(team, dest, source, nelems, PE_root);
@@ -9799,6 +10574,7 @@ ISHMEM_HD inline int ishmem_char_broadcast(char* dest, const char* source, size_
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<char>(team, dest, source, nelems, PE_root);
@@ -9809,6 +10585,7 @@ ISHMEM_HD inline int ishmem_char_broadcast(ishmem_team_t team, char* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<char>(team, dest, source, nelems, PE_root);
@@ -9820,6 +10597,7 @@ ISHMEM_HD inline int ishmem_schar_broadcast(signed char* dest, const signed char
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<signed char>(team, dest, source, nelems, PE_root);
@@ -9830,6 +10608,7 @@ ISHMEM_HD inline int ishmem_schar_broadcast(ishmem_team_t team, signed char* des
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<signed char>(team, dest, source, nelems, PE_root);
@@ -9841,6 +10620,7 @@ ISHMEM_HD inline int ishmem_short_broadcast(short* dest, const short* source, si
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<short>(team, dest, source, nelems, PE_root);
@@ -9851,6 +10631,7 @@ ISHMEM_HD inline int ishmem_short_broadcast(ishmem_team_t team, short* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<short>(team, dest, source, nelems, PE_root);
@@ -9862,6 +10643,7 @@ ISHMEM_HD inline int ishmem_int_broadcast(int* dest, const int* source, size_t n
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<int>(team, dest, source, nelems, PE_root);
@@ -9872,6 +10654,7 @@ ISHMEM_HD inline int ishmem_int_broadcast(ishmem_team_t team, int* dest, const i
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<int>(team, dest, source, nelems, PE_root);
@@ -9883,6 +10666,7 @@ ISHMEM_HD inline int ishmem_long_broadcast(long* dest, const long* source, size_
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<long>(team, dest, source, nelems, PE_root);
@@ -9893,6 +10677,7 @@ ISHMEM_HD inline int ishmem_long_broadcast(ishmem_team_t team, long* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<long>(team, dest, source, nelems, PE_root);
@@ -9904,6 +10689,7 @@ ISHMEM_HD inline int ishmem_longlong_broadcast(long long* dest, const long long*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<long long>(team, dest, source, nelems, PE_root);
@@ -9914,6 +10700,7 @@ ISHMEM_HD inline int ishmem_longlong_broadcast(ishmem_team_t team, long long* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<long long>(team, dest, source, nelems, PE_root);
@@ -9925,6 +10712,7 @@ ISHMEM_HD inline int ishmem_uchar_broadcast(unsigned char* dest, const unsigned 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<unsigned char>(team, dest, source, nelems, PE_root);
@@ -9935,6 +10723,7 @@ ISHMEM_HD inline int ishmem_uchar_broadcast(ishmem_team_t team, unsigned char* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<unsigned char>(team, dest, source, nelems, PE_root);
@@ -9946,6 +10735,7 @@ ISHMEM_HD inline int ishmem_ushort_broadcast(unsigned short* dest, const unsigne
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<unsigned short>(team, dest, source, nelems, PE_root);
@@ -9956,6 +10746,7 @@ ISHMEM_HD inline int ishmem_ushort_broadcast(ishmem_team_t team, unsigned short*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<unsigned short>(team, dest, source, nelems, PE_root);
@@ -9967,6 +10758,7 @@ ISHMEM_HD inline int ishmem_uint_broadcast(unsigned int* dest, const unsigned in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<unsigned int>(team, dest, source, nelems, PE_root);
@@ -9977,6 +10769,7 @@ ISHMEM_HD inline int ishmem_uint_broadcast(ishmem_team_t team, unsigned int* des
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<unsigned int>(team, dest, source, nelems, PE_root);
@@ -9988,6 +10781,7 @@ ISHMEM_HD inline int ishmem_ulong_broadcast(unsigned long* dest, const unsigned 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<unsigned long>(team, dest, source, nelems, PE_root);
@@ -9998,6 +10792,7 @@ ISHMEM_HD inline int ishmem_ulong_broadcast(ishmem_team_t team, unsigned long* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<unsigned long>(team, dest, source, nelems, PE_root);
@@ -10009,6 +10804,7 @@ ISHMEM_HD inline int ishmem_ulonglong_broadcast(unsigned long long* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<unsigned long long>(team, dest, source, nelems, PE_root);
@@ -10019,6 +10815,7 @@ ISHMEM_HD inline int ishmem_ulonglong_broadcast(ishmem_team_t team, unsigned lon
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<unsigned long long>(team, dest, source, nelems, PE_root);
@@ -10030,6 +10827,7 @@ ISHMEM_HD inline int ishmem_int8_broadcast(int8_t* dest, const int8_t* source, s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<int8_t>(team, dest, source, nelems, PE_root);
@@ -10040,6 +10838,7 @@ ISHMEM_HD inline int ishmem_int8_broadcast(ishmem_team_t team, int8_t* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<int8_t>(team, dest, source, nelems, PE_root);
@@ -10051,6 +10850,7 @@ ISHMEM_HD inline int ishmem_int16_broadcast(int16_t* dest, const int16_t* source
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<int16_t>(team, dest, source, nelems, PE_root);
@@ -10061,6 +10861,7 @@ ISHMEM_HD inline int ishmem_int16_broadcast(ishmem_team_t team, int16_t* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<int16_t>(team, dest, source, nelems, PE_root);
@@ -10072,6 +10873,7 @@ ISHMEM_HD inline int ishmem_int32_broadcast(int32_t* dest, const int32_t* source
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<int32_t>(team, dest, source, nelems, PE_root);
@@ -10082,6 +10884,7 @@ ISHMEM_HD inline int ishmem_int32_broadcast(ishmem_team_t team, int32_t* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<int32_t>(team, dest, source, nelems, PE_root);
@@ -10093,6 +10896,7 @@ ISHMEM_HD inline int ishmem_int64_broadcast(int64_t* dest, const int64_t* source
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<int64_t>(team, dest, source, nelems, PE_root);
@@ -10103,6 +10907,7 @@ ISHMEM_HD inline int ishmem_int64_broadcast(ishmem_team_t team, int64_t* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<int64_t>(team, dest, source, nelems, PE_root);
@@ -10114,6 +10919,7 @@ ISHMEM_HD inline int ishmem_uint8_broadcast(uint8_t* dest, const uint8_t* source
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<uint8_t>(team, dest, source, nelems, PE_root);
@@ -10124,6 +10930,7 @@ ISHMEM_HD inline int ishmem_uint8_broadcast(ishmem_team_t team, uint8_t* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<uint8_t>(team, dest, source, nelems, PE_root);
@@ -10135,6 +10942,7 @@ ISHMEM_HD inline int ishmem_uint16_broadcast(uint16_t* dest, const uint16_t* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<uint16_t>(team, dest, source, nelems, PE_root);
@@ -10145,6 +10953,7 @@ ISHMEM_HD inline int ishmem_uint16_broadcast(ishmem_team_t team, uint16_t* dest,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<uint16_t>(team, dest, source, nelems, PE_root);
@@ -10156,6 +10965,7 @@ ISHMEM_HD inline int ishmem_uint32_broadcast(uint32_t* dest, const uint32_t* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<uint32_t>(team, dest, source, nelems, PE_root);
@@ -10166,6 +10976,7 @@ ISHMEM_HD inline int ishmem_uint32_broadcast(ishmem_team_t team, uint32_t* dest,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<uint32_t>(team, dest, source, nelems, PE_root);
@@ -10177,6 +10988,7 @@ ISHMEM_HD inline int ishmem_uint64_broadcast(uint64_t* dest, const uint64_t* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<uint64_t>(team, dest, source, nelems, PE_root);
@@ -10187,6 +10999,7 @@ ISHMEM_HD inline int ishmem_uint64_broadcast(ishmem_team_t team, uint64_t* dest,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<uint64_t>(team, dest, source, nelems, PE_root);
@@ -10198,6 +11011,7 @@ ISHMEM_HD inline int ishmem_size_broadcast(size_t* dest, const size_t* source, s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<size_t>(team, dest, source, nelems, PE_root);
@@ -10208,6 +11022,7 @@ ISHMEM_HD inline int ishmem_size_broadcast(ishmem_team_t team, size_t* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<size_t>(team, dest, source, nelems, PE_root);
@@ -10219,6 +11034,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_broadcast(ptrdiff_t* dest, const ptrdiff_t* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<ptrdiff_t>(team, dest, source, nelems, PE_root);
@@ -10229,6 +11045,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_broadcast(ishmem_team_t team, ptrdiff_t* des
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<ptrdiff_t>(team, dest, source, nelems, PE_root);
@@ -10240,6 +11057,7 @@ ISHMEM_HD inline int ishmem_broadcastmem(void* dest, const void* source, size_t 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root);
@@ -10250,6 +11068,7 @@ ISHMEM_HD inline int ishmem_broadcastmem(ishmem_team_t team, void* dest, const v
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root);
@@ -10261,6 +11080,7 @@ ISHMEM_HD inline int ishmem_float_collect(float* dest, const float* source, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<float>(team, dest, source, nelems);
 }
@@ -10270,6 +11090,7 @@ ISHMEM_HD inline int ishmem_float_collect(ishmem_team_t team, float* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<float>(team, dest, source, nelems);
@@ -10281,6 +11102,7 @@ ISHMEM_HD inline int ishmem_double_collect(double* dest, const double* source, s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<double>(team, dest, source, nelems);
 }
@@ -10290,6 +11112,7 @@ ISHMEM_HD inline int ishmem_double_collect(ishmem_team_t team, double* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<double>(team, dest, source, nelems);
@@ -10301,6 +11124,7 @@ ISHMEM_HD inline int ishmem_char_collect(char* dest, const char* source, size_t 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<char>(team, dest, source, nelems);
 }
@@ -10310,6 +11134,7 @@ ISHMEM_HD inline int ishmem_char_collect(ishmem_team_t team, char* dest, const c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<char>(team, dest, source, nelems);
@@ -10321,6 +11146,7 @@ ISHMEM_HD inline int ishmem_schar_collect(signed char* dest, const signed char* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<signed char>(team, dest, source, nelems);
 }
@@ -10330,6 +11156,7 @@ ISHMEM_HD inline int ishmem_schar_collect(ishmem_team_t team, signed char* dest,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<signed char>(team, dest, source, nelems);
@@ -10341,6 +11168,7 @@ ISHMEM_HD inline int ishmem_short_collect(short* dest, const short* source, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<short>(team, dest, source, nelems);
 }
@@ -10350,6 +11178,7 @@ ISHMEM_HD inline int ishmem_short_collect(ishmem_team_t team, short* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<short>(team, dest, source, nelems);
@@ -10361,6 +11190,7 @@ ISHMEM_HD inline int ishmem_int_collect(int* dest, const int* source, size_t nel
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<int>(team, dest, source, nelems);
 }
@@ -10370,6 +11200,7 @@ ISHMEM_HD inline int ishmem_int_collect(ishmem_team_t team, int* dest, const int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<int>(team, dest, source, nelems);
@@ -10381,6 +11212,7 @@ ISHMEM_HD inline int ishmem_long_collect(long* dest, const long* source, size_t 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<long>(team, dest, source, nelems);
 }
@@ -10390,6 +11222,7 @@ ISHMEM_HD inline int ishmem_long_collect(ishmem_team_t team, long* dest, const l
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<long>(team, dest, source, nelems);
@@ -10401,6 +11234,7 @@ ISHMEM_HD inline int ishmem_longlong_collect(long long* dest, const long long* s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<long long>(team, dest, source, nelems);
 }
@@ -10410,6 +11244,7 @@ ISHMEM_HD inline int ishmem_longlong_collect(ishmem_team_t team, long long* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<long long>(team, dest, source, nelems);
@@ -10421,6 +11256,7 @@ ISHMEM_HD inline int ishmem_uchar_collect(unsigned char* dest, const unsigned ch
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<unsigned char>(team, dest, source, nelems);
 }
@@ -10430,6 +11266,7 @@ ISHMEM_HD inline int ishmem_uchar_collect(ishmem_team_t team, unsigned char* des
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<unsigned char>(team, dest, source, nelems);
@@ -10441,6 +11278,7 @@ ISHMEM_HD inline int ishmem_ushort_collect(unsigned short* dest, const unsigned 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<unsigned short>(team, dest, source, nelems);
 }
@@ -10450,6 +11288,7 @@ ISHMEM_HD inline int ishmem_ushort_collect(ishmem_team_t team, unsigned short* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<unsigned short>(team, dest, source, nelems);
@@ -10461,6 +11300,7 @@ ISHMEM_HD inline int ishmem_uint_collect(unsigned int* dest, const unsigned int*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<unsigned int>(team, dest, source, nelems);
 }
@@ -10470,6 +11310,7 @@ ISHMEM_HD inline int ishmem_uint_collect(ishmem_team_t team, unsigned int* dest,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<unsigned int>(team, dest, source, nelems);
@@ -10481,6 +11322,7 @@ ISHMEM_HD inline int ishmem_ulong_collect(unsigned long* dest, const unsigned lo
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<unsigned long>(team, dest, source, nelems);
 }
@@ -10490,6 +11332,7 @@ ISHMEM_HD inline int ishmem_ulong_collect(ishmem_team_t team, unsigned long* des
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<unsigned long>(team, dest, source, nelems);
@@ -10501,6 +11344,7 @@ ISHMEM_HD inline int ishmem_ulonglong_collect(unsigned long long* dest, const un
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<unsigned long long>(team, dest, source, nelems);
 }
@@ -10510,6 +11354,7 @@ ISHMEM_HD inline int ishmem_ulonglong_collect(ishmem_team_t team, unsigned long 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<unsigned long long>(team, dest, source, nelems);
@@ -10521,6 +11366,7 @@ ISHMEM_HD inline int ishmem_int8_collect(int8_t* dest, const int8_t* source, siz
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<int8_t>(team, dest, source, nelems);
 }
@@ -10530,6 +11376,7 @@ ISHMEM_HD inline int ishmem_int8_collect(ishmem_team_t team, int8_t* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<int8_t>(team, dest, source, nelems);
@@ -10541,6 +11388,7 @@ ISHMEM_HD inline int ishmem_int16_collect(int16_t* dest, const int16_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<int16_t>(team, dest, source, nelems);
 }
@@ -10550,6 +11398,7 @@ ISHMEM_HD inline int ishmem_int16_collect(ishmem_team_t team, int16_t* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<int16_t>(team, dest, source, nelems);
@@ -10561,6 +11410,7 @@ ISHMEM_HD inline int ishmem_int32_collect(int32_t* dest, const int32_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<int32_t>(team, dest, source, nelems);
 }
@@ -10570,6 +11420,7 @@ ISHMEM_HD inline int ishmem_int32_collect(ishmem_team_t team, int32_t* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<int32_t>(team, dest, source, nelems);
@@ -10581,6 +11432,7 @@ ISHMEM_HD inline int ishmem_int64_collect(int64_t* dest, const int64_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<int64_t>(team, dest, source, nelems);
 }
@@ -10590,6 +11442,7 @@ ISHMEM_HD inline int ishmem_int64_collect(ishmem_team_t team, int64_t* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<int64_t>(team, dest, source, nelems);
@@ -10601,6 +11454,7 @@ ISHMEM_HD inline int ishmem_uint8_collect(uint8_t* dest, const uint8_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<uint8_t>(team, dest, source, nelems);
 }
@@ -10610,6 +11464,7 @@ ISHMEM_HD inline int ishmem_uint8_collect(ishmem_team_t team, uint8_t* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<uint8_t>(team, dest, source, nelems);
@@ -10621,6 +11476,7 @@ ISHMEM_HD inline int ishmem_uint16_collect(uint16_t* dest, const uint16_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<uint16_t>(team, dest, source, nelems);
 }
@@ -10630,6 +11486,7 @@ ISHMEM_HD inline int ishmem_uint16_collect(ishmem_team_t team, uint16_t* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<uint16_t>(team, dest, source, nelems);
@@ -10641,6 +11498,7 @@ ISHMEM_HD inline int ishmem_uint32_collect(uint32_t* dest, const uint32_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<uint32_t>(team, dest, source, nelems);
 }
@@ -10650,6 +11508,7 @@ ISHMEM_HD inline int ishmem_uint32_collect(ishmem_team_t team, uint32_t* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<uint32_t>(team, dest, source, nelems);
@@ -10661,6 +11520,7 @@ ISHMEM_HD inline int ishmem_uint64_collect(uint64_t* dest, const uint64_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<uint64_t>(team, dest, source, nelems);
 }
@@ -10670,6 +11530,7 @@ ISHMEM_HD inline int ishmem_uint64_collect(ishmem_team_t team, uint64_t* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<uint64_t>(team, dest, source, nelems);
@@ -10681,6 +11542,7 @@ ISHMEM_HD inline int ishmem_size_collect(size_t* dest, const size_t* source, siz
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<size_t>(team, dest, source, nelems);
 }
@@ -10690,6 +11552,7 @@ ISHMEM_HD inline int ishmem_size_collect(ishmem_team_t team, size_t* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<size_t>(team, dest, source, nelems);
@@ -10701,6 +11564,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_collect(ptrdiff_t* dest, const ptrdiff_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<ptrdiff_t>(team, dest, source, nelems);
 }
@@ -10710,6 +11574,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_collect(ishmem_team_t team, ptrdiff_t* dest,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<ptrdiff_t>(team, dest, source, nelems);
@@ -10721,6 +11586,7 @@ ISHMEM_HD inline int ishmem_collectmem(void* dest, const void* source, size_t ne
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
@@ -10730,6 +11596,7 @@ ISHMEM_HD inline int ishmem_collectmem(ishmem_team_t team, void* dest, const voi
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
@@ -10741,6 +11608,7 @@ ISHMEM_HD inline int ishmem_float_fcollect(float* dest, const float* source, siz
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<float>(team, dest, source, nelems);
 }
@@ -10750,6 +11618,7 @@ ISHMEM_HD inline int ishmem_float_fcollect(ishmem_team_t team, float* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<float>(team, dest, source, nelems);
@@ -10761,6 +11630,7 @@ ISHMEM_HD inline int ishmem_double_fcollect(double* dest, const double* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<double>(team, dest, source, nelems);
 }
@@ -10770,6 +11640,7 @@ ISHMEM_HD inline int ishmem_double_fcollect(ishmem_team_t team, double* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<double>(team, dest, source, nelems);
@@ -10781,6 +11652,7 @@ ISHMEM_HD inline int ishmem_char_fcollect(char* dest, const char* source, size_t
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<char>(team, dest, source, nelems);
 }
@@ -10790,6 +11662,7 @@ ISHMEM_HD inline int ishmem_char_fcollect(ishmem_team_t team, char* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<char>(team, dest, source, nelems);
@@ -10801,6 +11674,7 @@ ISHMEM_HD inline int ishmem_schar_fcollect(signed char* dest, const signed char*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<signed char>(team, dest, source, nelems);
 }
@@ -10810,6 +11684,7 @@ ISHMEM_HD inline int ishmem_schar_fcollect(ishmem_team_t team, signed char* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<signed char>(team, dest, source, nelems);
@@ -10821,6 +11696,7 @@ ISHMEM_HD inline int ishmem_short_fcollect(short* dest, const short* source, siz
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<short>(team, dest, source, nelems);
 }
@@ -10830,6 +11706,7 @@ ISHMEM_HD inline int ishmem_short_fcollect(ishmem_team_t team, short* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<short>(team, dest, source, nelems);
@@ -10841,6 +11718,7 @@ ISHMEM_HD inline int ishmem_int_fcollect(int* dest, const int* source, size_t ne
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<int>(team, dest, source, nelems);
 }
@@ -10850,6 +11728,7 @@ ISHMEM_HD inline int ishmem_int_fcollect(ishmem_team_t team, int* dest, const in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<int>(team, dest, source, nelems);
@@ -10861,6 +11740,7 @@ ISHMEM_HD inline int ishmem_long_fcollect(long* dest, const long* source, size_t
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<long>(team, dest, source, nelems);
 }
@@ -10870,6 +11750,7 @@ ISHMEM_HD inline int ishmem_long_fcollect(ishmem_team_t team, long* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<long>(team, dest, source, nelems);
@@ -10881,6 +11762,7 @@ ISHMEM_HD inline int ishmem_longlong_fcollect(long long* dest, const long long* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<long long>(team, dest, source, nelems);
 }
@@ -10890,6 +11772,7 @@ ISHMEM_HD inline int ishmem_longlong_fcollect(ishmem_team_t team, long long* des
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<long long>(team, dest, source, nelems);
@@ -10901,6 +11784,7 @@ ISHMEM_HD inline int ishmem_uchar_fcollect(unsigned char* dest, const unsigned c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<unsigned char>(team, dest, source, nelems);
 }
@@ -10910,6 +11794,7 @@ ISHMEM_HD inline int ishmem_uchar_fcollect(ishmem_team_t team, unsigned char* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<unsigned char>(team, dest, source, nelems);
@@ -10921,6 +11806,7 @@ ISHMEM_HD inline int ishmem_ushort_fcollect(unsigned short* dest, const unsigned
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<unsigned short>(team, dest, source, nelems);
 }
@@ -10930,6 +11816,7 @@ ISHMEM_HD inline int ishmem_ushort_fcollect(ishmem_team_t team, unsigned short* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<unsigned short>(team, dest, source, nelems);
@@ -10941,6 +11828,7 @@ ISHMEM_HD inline int ishmem_uint_fcollect(unsigned int* dest, const unsigned int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<unsigned int>(team, dest, source, nelems);
 }
@@ -10950,6 +11838,7 @@ ISHMEM_HD inline int ishmem_uint_fcollect(ishmem_team_t team, unsigned int* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<unsigned int>(team, dest, source, nelems);
@@ -10961,6 +11850,7 @@ ISHMEM_HD inline int ishmem_ulong_fcollect(unsigned long* dest, const unsigned l
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<unsigned long>(team, dest, source, nelems);
 }
@@ -10970,6 +11860,7 @@ ISHMEM_HD inline int ishmem_ulong_fcollect(ishmem_team_t team, unsigned long* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<unsigned long>(team, dest, source, nelems);
@@ -10981,6 +11872,7 @@ ISHMEM_HD inline int ishmem_ulonglong_fcollect(unsigned long long* dest, const u
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<unsigned long long>(team, dest, source, nelems);
 }
@@ -10990,6 +11882,7 @@ ISHMEM_HD inline int ishmem_ulonglong_fcollect(ishmem_team_t team, unsigned long
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<unsigned long long>(team, dest, source, nelems);
@@ -11001,6 +11894,7 @@ ISHMEM_HD inline int ishmem_int8_fcollect(int8_t* dest, const int8_t* source, si
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<int8_t>(team, dest, source, nelems);
 }
@@ -11010,6 +11904,7 @@ ISHMEM_HD inline int ishmem_int8_fcollect(ishmem_team_t team, int8_t* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<int8_t>(team, dest, source, nelems);
@@ -11021,6 +11916,7 @@ ISHMEM_HD inline int ishmem_int16_fcollect(int16_t* dest, const int16_t* source,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<int16_t>(team, dest, source, nelems);
 }
@@ -11030,6 +11926,7 @@ ISHMEM_HD inline int ishmem_int16_fcollect(ishmem_team_t team, int16_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<int16_t>(team, dest, source, nelems);
@@ -11041,6 +11938,7 @@ ISHMEM_HD inline int ishmem_int32_fcollect(int32_t* dest, const int32_t* source,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<int32_t>(team, dest, source, nelems);
 }
@@ -11050,6 +11948,7 @@ ISHMEM_HD inline int ishmem_int32_fcollect(ishmem_team_t team, int32_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<int32_t>(team, dest, source, nelems);
@@ -11061,6 +11960,7 @@ ISHMEM_HD inline int ishmem_int64_fcollect(int64_t* dest, const int64_t* source,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<int64_t>(team, dest, source, nelems);
 }
@@ -11070,6 +11970,7 @@ ISHMEM_HD inline int ishmem_int64_fcollect(ishmem_team_t team, int64_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<int64_t>(team, dest, source, nelems);
@@ -11081,6 +11982,7 @@ ISHMEM_HD inline int ishmem_uint8_fcollect(uint8_t* dest, const uint8_t* source,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<uint8_t>(team, dest, source, nelems);
 }
@@ -11090,6 +11992,7 @@ ISHMEM_HD inline int ishmem_uint8_fcollect(ishmem_team_t team, uint8_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<uint8_t>(team, dest, source, nelems);
@@ -11101,6 +12004,7 @@ ISHMEM_HD inline int ishmem_uint16_fcollect(uint16_t* dest, const uint16_t* sour
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<uint16_t>(team, dest, source, nelems);
 }
@@ -11110,6 +12014,7 @@ ISHMEM_HD inline int ishmem_uint16_fcollect(ishmem_team_t team, uint16_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<uint16_t>(team, dest, source, nelems);
@@ -11121,6 +12026,7 @@ ISHMEM_HD inline int ishmem_uint32_fcollect(uint32_t* dest, const uint32_t* sour
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<uint32_t>(team, dest, source, nelems);
 }
@@ -11130,6 +12036,7 @@ ISHMEM_HD inline int ishmem_uint32_fcollect(ishmem_team_t team, uint32_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<uint32_t>(team, dest, source, nelems);
@@ -11141,6 +12048,7 @@ ISHMEM_HD inline int ishmem_uint64_fcollect(uint64_t* dest, const uint64_t* sour
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<uint64_t>(team, dest, source, nelems);
 }
@@ -11150,6 +12058,7 @@ ISHMEM_HD inline int ishmem_uint64_fcollect(ishmem_team_t team, uint64_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<uint64_t>(team, dest, source, nelems);
@@ -11161,6 +12070,7 @@ ISHMEM_HD inline int ishmem_size_fcollect(size_t* dest, const size_t* source, si
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<size_t>(team, dest, source, nelems);
 }
@@ -11170,6 +12080,7 @@ ISHMEM_HD inline int ishmem_size_fcollect(ishmem_team_t team, size_t* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<size_t>(team, dest, source, nelems);
@@ -11181,6 +12092,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_fcollect(ptrdiff_t* dest, const ptrdiff_t* s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<ptrdiff_t>(team, dest, source, nelems);
 }
@@ -11190,6 +12102,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_fcollect(ishmem_team_t team, ptrdiff_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<ptrdiff_t>(team, dest, source, nelems);
@@ -11201,6 +12114,7 @@ ISHMEM_HD inline int ishmem_fcollectmem(void* dest, const void* source, size_t n
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
@@ -11210,6 +12124,7 @@ ISHMEM_HD inline int ishmem_fcollectmem(ishmem_team_t team, void* dest, const vo
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
@@ -11221,6 +12136,7 @@ ISHMEM_HD inline int ishmem_uchar_and_reduce(unsigned char* dest, const unsigned
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::and_reduce<unsigned char>(team, dest, source, nreduce);
@@ -11231,6 +12147,7 @@ ISHMEM_HD inline int ishmem_uchar_and_reduce(ishmem_team_t team, unsigned char* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::and_reduce<unsigned char>(team, dest, source, nreduce);
@@ -11242,6 +12159,7 @@ ISHMEM_HD inline int ishmem_ushort_and_reduce(unsigned short* dest, const unsign
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::and_reduce<unsigned short>(team, dest, source, nreduce);
@@ -11252,6 +12170,7 @@ ISHMEM_HD inline int ishmem_ushort_and_reduce(ishmem_team_t team, unsigned short
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::and_reduce<unsigned short>(team, dest, source, nreduce);
@@ -11263,6 +12182,7 @@ ISHMEM_HD inline int ishmem_uint_and_reduce(unsigned int* dest, const unsigned i
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::and_reduce<unsigned int>(team, dest, source, nreduce);
@@ -11273,6 +12193,7 @@ ISHMEM_HD inline int ishmem_uint_and_reduce(ishmem_team_t team, unsigned int* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::and_reduce<unsigned int>(team, dest, source, nreduce);
@@ -11284,6 +12205,7 @@ ISHMEM_HD inline int ishmem_ulong_and_reduce(unsigned long* dest, const unsigned
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::and_reduce<unsigned long>(team, dest, source, nreduce);
@@ -11294,6 +12216,7 @@ ISHMEM_HD inline int ishmem_ulong_and_reduce(ishmem_team_t team, unsigned long* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::and_reduce<unsigned long>(team, dest, source, nreduce);
@@ -11305,6 +12228,7 @@ ISHMEM_HD inline int ishmem_ulonglong_and_reduce(unsigned long long* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::and_reduce<unsigned long long>(team, dest, source, nreduce);
@@ -11315,6 +12239,7 @@ ISHMEM_HD inline int ishmem_ulonglong_and_reduce(ishmem_team_t team, unsigned lo
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::and_reduce<unsigned long long>(team, dest, source, nreduce);
@@ -11326,6 +12251,7 @@ ISHMEM_HD inline int ishmem_int8_and_reduce(int8_t* dest, const int8_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::and_reduce<int8_t>(team, dest, source, nreduce);
@@ -11336,6 +12262,7 @@ ISHMEM_HD inline int ishmem_int8_and_reduce(ishmem_team_t team, int8_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::and_reduce<int8_t>(team, dest, source, nreduce);
@@ -11347,6 +12274,7 @@ ISHMEM_HD inline int ishmem_int16_and_reduce(int16_t* dest, const int16_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::and_reduce<int16_t>(team, dest, source, nreduce);
@@ -11357,6 +12285,7 @@ ISHMEM_HD inline int ishmem_int16_and_reduce(ishmem_team_t team, int16_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::and_reduce<int16_t>(team, dest, source, nreduce);
@@ -11368,6 +12297,7 @@ ISHMEM_HD inline int ishmem_int32_and_reduce(int32_t* dest, const int32_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::and_reduce<int32_t>(team, dest, source, nreduce);
@@ -11378,6 +12308,7 @@ ISHMEM_HD inline int ishmem_int32_and_reduce(ishmem_team_t team, int32_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::and_reduce<int32_t>(team, dest, source, nreduce);
@@ -11389,6 +12320,7 @@ ISHMEM_HD inline int ishmem_int64_and_reduce(int64_t* dest, const int64_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::and_reduce<int64_t>(team, dest, source, nreduce);
@@ -11399,6 +12331,7 @@ ISHMEM_HD inline int ishmem_int64_and_reduce(ishmem_team_t team, int64_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::and_reduce<int64_t>(team, dest, source, nreduce);
@@ -11410,6 +12343,7 @@ ISHMEM_HD inline int ishmem_uint8_and_reduce(uint8_t* dest, const uint8_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::and_reduce<uint8_t>(team, dest, source, nreduce);
@@ -11420,6 +12354,7 @@ ISHMEM_HD inline int ishmem_uint8_and_reduce(ishmem_team_t team, uint8_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::and_reduce<uint8_t>(team, dest, source, nreduce);
@@ -11431,6 +12366,7 @@ ISHMEM_HD inline int ishmem_uint16_and_reduce(uint16_t* dest, const uint16_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::and_reduce<uint16_t>(team, dest, source, nreduce);
@@ -11441,6 +12377,7 @@ ISHMEM_HD inline int ishmem_uint16_and_reduce(ishmem_team_t team, uint16_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::and_reduce<uint16_t>(team, dest, source, nreduce);
@@ -11452,6 +12389,7 @@ ISHMEM_HD inline int ishmem_uint32_and_reduce(uint32_t* dest, const uint32_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::and_reduce<uint32_t>(team, dest, source, nreduce);
@@ -11462,6 +12400,7 @@ ISHMEM_HD inline int ishmem_uint32_and_reduce(ishmem_team_t team, uint32_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::and_reduce<uint32_t>(team, dest, source, nreduce);
@@ -11473,6 +12412,7 @@ ISHMEM_HD inline int ishmem_uint64_and_reduce(uint64_t* dest, const uint64_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::and_reduce<uint64_t>(team, dest, source, nreduce);
@@ -11483,6 +12423,7 @@ ISHMEM_HD inline int ishmem_uint64_and_reduce(ishmem_team_t team, uint64_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::and_reduce<uint64_t>(team, dest, source, nreduce);
@@ -11494,6 +12435,7 @@ ISHMEM_HD inline int ishmem_size_and_reduce(size_t* dest, const size_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::and_reduce<size_t>(team, dest, source, nreduce);
@@ -11504,6 +12446,7 @@ ISHMEM_HD inline int ishmem_size_and_reduce(ishmem_team_t team, size_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::and_reduce<size_t>(team, dest, source, nreduce);
@@ -11515,6 +12458,7 @@ ISHMEM_HD inline int ishmem_uchar_or_reduce(unsigned char* dest, const unsigned 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::or_reduce<unsigned char>(team, dest, source, nreduce);
@@ -11525,6 +12469,7 @@ ISHMEM_HD inline int ishmem_uchar_or_reduce(ishmem_team_t team, unsigned char* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::or_reduce<unsigned char>(team, dest, source, nreduce);
@@ -11536,6 +12481,7 @@ ISHMEM_HD inline int ishmem_ushort_or_reduce(unsigned short* dest, const unsigne
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::or_reduce<unsigned short>(team, dest, source, nreduce);
@@ -11546,6 +12492,7 @@ ISHMEM_HD inline int ishmem_ushort_or_reduce(ishmem_team_t team, unsigned short*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::or_reduce<unsigned short>(team, dest, source, nreduce);
@@ -11557,6 +12504,7 @@ ISHMEM_HD inline int ishmem_uint_or_reduce(unsigned int* dest, const unsigned in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::or_reduce<unsigned int>(team, dest, source, nreduce);
@@ -11567,6 +12515,7 @@ ISHMEM_HD inline int ishmem_uint_or_reduce(ishmem_team_t team, unsigned int* des
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::or_reduce<unsigned int>(team, dest, source, nreduce);
@@ -11578,6 +12527,7 @@ ISHMEM_HD inline int ishmem_ulong_or_reduce(unsigned long* dest, const unsigned 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::or_reduce<unsigned long>(team, dest, source, nreduce);
@@ -11588,6 +12538,7 @@ ISHMEM_HD inline int ishmem_ulong_or_reduce(ishmem_team_t team, unsigned long* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::or_reduce<unsigned long>(team, dest, source, nreduce);
@@ -11599,6 +12550,7 @@ ISHMEM_HD inline int ishmem_ulonglong_or_reduce(unsigned long long* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::or_reduce<unsigned long long>(team, dest, source, nreduce);
@@ -11609,6 +12561,7 @@ ISHMEM_HD inline int ishmem_ulonglong_or_reduce(ishmem_team_t team, unsigned lon
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::or_reduce<unsigned long long>(team, dest, source, nreduce);
@@ -11620,6 +12573,7 @@ ISHMEM_HD inline int ishmem_int8_or_reduce(int8_t* dest, const int8_t* source, s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::or_reduce<int8_t>(team, dest, source, nreduce);
@@ -11630,6 +12584,7 @@ ISHMEM_HD inline int ishmem_int8_or_reduce(ishmem_team_t team, int8_t* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::or_reduce<int8_t>(team, dest, source, nreduce);
@@ -11641,6 +12596,7 @@ ISHMEM_HD inline int ishmem_int16_or_reduce(int16_t* dest, const int16_t* source
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::or_reduce<int16_t>(team, dest, source, nreduce);
@@ -11651,6 +12607,7 @@ ISHMEM_HD inline int ishmem_int16_or_reduce(ishmem_team_t team, int16_t* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::or_reduce<int16_t>(team, dest, source, nreduce);
@@ -11662,6 +12619,7 @@ ISHMEM_HD inline int ishmem_int32_or_reduce(int32_t* dest, const int32_t* source
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::or_reduce<int32_t>(team, dest, source, nreduce);
@@ -11672,6 +12630,7 @@ ISHMEM_HD inline int ishmem_int32_or_reduce(ishmem_team_t team, int32_t* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::or_reduce<int32_t>(team, dest, source, nreduce);
@@ -11683,6 +12642,7 @@ ISHMEM_HD inline int ishmem_int64_or_reduce(int64_t* dest, const int64_t* source
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::or_reduce<int64_t>(team, dest, source, nreduce);
@@ -11693,6 +12653,7 @@ ISHMEM_HD inline int ishmem_int64_or_reduce(ishmem_team_t team, int64_t* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::or_reduce<int64_t>(team, dest, source, nreduce);
@@ -11704,6 +12665,7 @@ ISHMEM_HD inline int ishmem_uint8_or_reduce(uint8_t* dest, const uint8_t* source
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::or_reduce<uint8_t>(team, dest, source, nreduce);
@@ -11714,6 +12676,7 @@ ISHMEM_HD inline int ishmem_uint8_or_reduce(ishmem_team_t team, uint8_t* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::or_reduce<uint8_t>(team, dest, source, nreduce);
@@ -11725,6 +12688,7 @@ ISHMEM_HD inline int ishmem_uint16_or_reduce(uint16_t* dest, const uint16_t* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::or_reduce<uint16_t>(team, dest, source, nreduce);
@@ -11735,6 +12699,7 @@ ISHMEM_HD inline int ishmem_uint16_or_reduce(ishmem_team_t team, uint16_t* dest,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::or_reduce<uint16_t>(team, dest, source, nreduce);
@@ -11746,6 +12711,7 @@ ISHMEM_HD inline int ishmem_uint32_or_reduce(uint32_t* dest, const uint32_t* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::or_reduce<uint32_t>(team, dest, source, nreduce);
@@ -11756,6 +12722,7 @@ ISHMEM_HD inline int ishmem_uint32_or_reduce(ishmem_team_t team, uint32_t* dest,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::or_reduce<uint32_t>(team, dest, source, nreduce);
@@ -11767,6 +12734,7 @@ ISHMEM_HD inline int ishmem_uint64_or_reduce(uint64_t* dest, const uint64_t* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::or_reduce<uint64_t>(team, dest, source, nreduce);
@@ -11777,6 +12745,7 @@ ISHMEM_HD inline int ishmem_uint64_or_reduce(ishmem_team_t team, uint64_t* dest,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::or_reduce<uint64_t>(team, dest, source, nreduce);
@@ -11788,6 +12757,7 @@ ISHMEM_HD inline int ishmem_size_or_reduce(size_t* dest, const size_t* source, s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::or_reduce<size_t>(team, dest, source, nreduce);
@@ -11798,6 +12768,7 @@ ISHMEM_HD inline int ishmem_size_or_reduce(ishmem_team_t team, size_t* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::or_reduce<size_t>(team, dest, source, nreduce);
@@ -11809,6 +12780,7 @@ ISHMEM_HD inline int ishmem_uchar_xor_reduce(unsigned char* dest, const unsigned
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::xor_reduce<unsigned char>(team, dest, source, nreduce);
@@ -11819,6 +12791,7 @@ ISHMEM_HD inline int ishmem_uchar_xor_reduce(ishmem_team_t team, unsigned char* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::xor_reduce<unsigned char>(team, dest, source, nreduce);
@@ -11830,6 +12803,7 @@ ISHMEM_HD inline int ishmem_ushort_xor_reduce(unsigned short* dest, const unsign
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::xor_reduce<unsigned short>(team, dest, source, nreduce);
@@ -11840,6 +12814,7 @@ ISHMEM_HD inline int ishmem_ushort_xor_reduce(ishmem_team_t team, unsigned short
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::xor_reduce<unsigned short>(team, dest, source, nreduce);
@@ -11851,6 +12826,7 @@ ISHMEM_HD inline int ishmem_uint_xor_reduce(unsigned int* dest, const unsigned i
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::xor_reduce<unsigned int>(team, dest, source, nreduce);
@@ -11861,6 +12837,7 @@ ISHMEM_HD inline int ishmem_uint_xor_reduce(ishmem_team_t team, unsigned int* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::xor_reduce<unsigned int>(team, dest, source, nreduce);
@@ -11872,6 +12849,7 @@ ISHMEM_HD inline int ishmem_ulong_xor_reduce(unsigned long* dest, const unsigned
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::xor_reduce<unsigned long>(team, dest, source, nreduce);
@@ -11882,6 +12860,7 @@ ISHMEM_HD inline int ishmem_ulong_xor_reduce(ishmem_team_t team, unsigned long* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::xor_reduce<unsigned long>(team, dest, source, nreduce);
@@ -11893,6 +12872,7 @@ ISHMEM_HD inline int ishmem_ulonglong_xor_reduce(unsigned long long* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::xor_reduce<unsigned long long>(team, dest, source, nreduce);
@@ -11903,6 +12883,7 @@ ISHMEM_HD inline int ishmem_ulonglong_xor_reduce(ishmem_team_t team, unsigned lo
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::xor_reduce<unsigned long long>(team, dest, source, nreduce);
@@ -11914,6 +12895,7 @@ ISHMEM_HD inline int ishmem_int8_xor_reduce(int8_t* dest, const int8_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::xor_reduce<int8_t>(team, dest, source, nreduce);
@@ -11924,6 +12906,7 @@ ISHMEM_HD inline int ishmem_int8_xor_reduce(ishmem_team_t team, int8_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::xor_reduce<int8_t>(team, dest, source, nreduce);
@@ -11935,6 +12918,7 @@ ISHMEM_HD inline int ishmem_int16_xor_reduce(int16_t* dest, const int16_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::xor_reduce<int16_t>(team, dest, source, nreduce);
@@ -11945,6 +12929,7 @@ ISHMEM_HD inline int ishmem_int16_xor_reduce(ishmem_team_t team, int16_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::xor_reduce<int16_t>(team, dest, source, nreduce);
@@ -11956,6 +12941,7 @@ ISHMEM_HD inline int ishmem_int32_xor_reduce(int32_t* dest, const int32_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::xor_reduce<int32_t>(team, dest, source, nreduce);
@@ -11966,6 +12952,7 @@ ISHMEM_HD inline int ishmem_int32_xor_reduce(ishmem_team_t team, int32_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::xor_reduce<int32_t>(team, dest, source, nreduce);
@@ -11977,6 +12964,7 @@ ISHMEM_HD inline int ishmem_int64_xor_reduce(int64_t* dest, const int64_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::xor_reduce<int64_t>(team, dest, source, nreduce);
@@ -11987,6 +12975,7 @@ ISHMEM_HD inline int ishmem_int64_xor_reduce(ishmem_team_t team, int64_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::xor_reduce<int64_t>(team, dest, source, nreduce);
@@ -11998,6 +12987,7 @@ ISHMEM_HD inline int ishmem_uint8_xor_reduce(uint8_t* dest, const uint8_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::xor_reduce<uint8_t>(team, dest, source, nreduce);
@@ -12008,6 +12998,7 @@ ISHMEM_HD inline int ishmem_uint8_xor_reduce(ishmem_team_t team, uint8_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::xor_reduce<uint8_t>(team, dest, source, nreduce);
@@ -12019,6 +13010,7 @@ ISHMEM_HD inline int ishmem_uint16_xor_reduce(uint16_t* dest, const uint16_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::xor_reduce<uint16_t>(team, dest, source, nreduce);
@@ -12029,6 +13021,7 @@ ISHMEM_HD inline int ishmem_uint16_xor_reduce(ishmem_team_t team, uint16_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::xor_reduce<uint16_t>(team, dest, source, nreduce);
@@ -12040,6 +13033,7 @@ ISHMEM_HD inline int ishmem_uint32_xor_reduce(uint32_t* dest, const uint32_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::xor_reduce<uint32_t>(team, dest, source, nreduce);
@@ -12050,6 +13044,7 @@ ISHMEM_HD inline int ishmem_uint32_xor_reduce(ishmem_team_t team, uint32_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::xor_reduce<uint32_t>(team, dest, source, nreduce);
@@ -12061,6 +13056,7 @@ ISHMEM_HD inline int ishmem_uint64_xor_reduce(uint64_t* dest, const uint64_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::xor_reduce<uint64_t>(team, dest, source, nreduce);
@@ -12071,6 +13067,7 @@ ISHMEM_HD inline int ishmem_uint64_xor_reduce(ishmem_team_t team, uint64_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::xor_reduce<uint64_t>(team, dest, source, nreduce);
@@ -12082,6 +13079,7 @@ ISHMEM_HD inline int ishmem_size_xor_reduce(size_t* dest, const size_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::xor_reduce<size_t>(team, dest, source, nreduce);
@@ -12092,6 +13090,7 @@ ISHMEM_HD inline int ishmem_size_xor_reduce(ishmem_team_t team, size_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::xor_reduce<size_t>(team, dest, source, nreduce);
@@ -12103,6 +13102,7 @@ ISHMEM_HD inline int ishmem_char_max_reduce(char* dest, const char* source, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::max_reduce<char>(team, dest, source, nreduce);
@@ -12113,6 +13113,7 @@ ISHMEM_HD inline int ishmem_char_max_reduce(ishmem_team_t team, char* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::max_reduce<char>(team, dest, source, nreduce);
@@ -12124,6 +13125,7 @@ ISHMEM_HD inline int ishmem_schar_max_reduce(signed char* dest, const signed cha
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::max_reduce<signed char>(team, dest, source, nreduce);
@@ -12134,6 +13136,7 @@ ISHMEM_HD inline int ishmem_schar_max_reduce(ishmem_team_t team, signed char* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::max_reduce<signed char>(team, dest, source, nreduce);
@@ -12145,6 +13148,7 @@ ISHMEM_HD inline int ishmem_short_max_reduce(short* dest, const short* source, s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::max_reduce<short>(team, dest, source, nreduce);
@@ -12155,6 +13159,7 @@ ISHMEM_HD inline int ishmem_short_max_reduce(ishmem_team_t team, short* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::max_reduce<short>(team, dest, source, nreduce);
@@ -12166,6 +13171,7 @@ ISHMEM_HD inline int ishmem_int_max_reduce(int* dest, const int* source, size_t 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::max_reduce<int>(team, dest, source, nreduce);
@@ -12176,6 +13182,7 @@ ISHMEM_HD inline int ishmem_int_max_reduce(ishmem_team_t team, int* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::max_reduce<int>(team, dest, source, nreduce);
@@ -12187,6 +13194,7 @@ ISHMEM_HD inline int ishmem_long_max_reduce(long* dest, const long* source, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::max_reduce<long>(team, dest, source, nreduce);
@@ -12197,6 +13205,7 @@ ISHMEM_HD inline int ishmem_long_max_reduce(ishmem_team_t team, long* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::max_reduce<long>(team, dest, source, nreduce);
@@ -12208,6 +13217,7 @@ ISHMEM_HD inline int ishmem_longlong_max_reduce(long long* dest, const long long
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::max_reduce<long long>(team, dest, source, nreduce);
@@ -12218,6 +13228,7 @@ ISHMEM_HD inline int ishmem_longlong_max_reduce(ishmem_team_t team, long long* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::max_reduce<long long>(team, dest, source, nreduce);
@@ -12229,6 +13240,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_max_reduce(ptrdiff_t* dest, const ptrdiff_t*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::max_reduce<ptrdiff_t>(team, dest, source, nreduce);
@@ -12239,6 +13251,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_max_reduce(ishmem_team_t team, ptrdiff_t* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::max_reduce<ptrdiff_t>(team, dest, source, nreduce);
@@ -12250,6 +13263,7 @@ ISHMEM_HD inline int ishmem_uchar_max_reduce(unsigned char* dest, const unsigned
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::max_reduce<unsigned char>(team, dest, source, nreduce);
@@ -12260,6 +13274,7 @@ ISHMEM_HD inline int ishmem_uchar_max_reduce(ishmem_team_t team, unsigned char* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::max_reduce<unsigned char>(team, dest, source, nreduce);
@@ -12271,6 +13286,7 @@ ISHMEM_HD inline int ishmem_ushort_max_reduce(unsigned short* dest, const unsign
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::max_reduce<unsigned short>(team, dest, source, nreduce);
@@ -12281,6 +13297,7 @@ ISHMEM_HD inline int ishmem_ushort_max_reduce(ishmem_team_t team, unsigned short
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::max_reduce<unsigned short>(team, dest, source, nreduce);
@@ -12292,6 +13309,7 @@ ISHMEM_HD inline int ishmem_uint_max_reduce(unsigned int* dest, const unsigned i
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::max_reduce<unsigned int>(team, dest, source, nreduce);
@@ -12302,6 +13320,7 @@ ISHMEM_HD inline int ishmem_uint_max_reduce(ishmem_team_t team, unsigned int* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::max_reduce<unsigned int>(team, dest, source, nreduce);
@@ -12313,6 +13332,7 @@ ISHMEM_HD inline int ishmem_ulong_max_reduce(unsigned long* dest, const unsigned
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::max_reduce<unsigned long>(team, dest, source, nreduce);
@@ -12323,6 +13343,7 @@ ISHMEM_HD inline int ishmem_ulong_max_reduce(ishmem_team_t team, unsigned long* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::max_reduce<unsigned long>(team, dest, source, nreduce);
@@ -12334,6 +13355,7 @@ ISHMEM_HD inline int ishmem_ulonglong_max_reduce(unsigned long long* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::max_reduce<unsigned long long>(team, dest, source, nreduce);
@@ -12344,6 +13366,7 @@ ISHMEM_HD inline int ishmem_ulonglong_max_reduce(ishmem_team_t team, unsigned lo
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::max_reduce<unsigned long long>(team, dest, source, nreduce);
@@ -12355,6 +13378,7 @@ ISHMEM_HD inline int ishmem_int8_max_reduce(int8_t* dest, const int8_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::max_reduce<int8_t>(team, dest, source, nreduce);
@@ -12365,6 +13389,7 @@ ISHMEM_HD inline int ishmem_int8_max_reduce(ishmem_team_t team, int8_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::max_reduce<int8_t>(team, dest, source, nreduce);
@@ -12376,6 +13401,7 @@ ISHMEM_HD inline int ishmem_int16_max_reduce(int16_t* dest, const int16_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::max_reduce<int16_t>(team, dest, source, nreduce);
@@ -12386,6 +13412,7 @@ ISHMEM_HD inline int ishmem_int16_max_reduce(ishmem_team_t team, int16_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::max_reduce<int16_t>(team, dest, source, nreduce);
@@ -12397,6 +13424,7 @@ ISHMEM_HD inline int ishmem_int32_max_reduce(int32_t* dest, const int32_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::max_reduce<int32_t>(team, dest, source, nreduce);
@@ -12407,6 +13435,7 @@ ISHMEM_HD inline int ishmem_int32_max_reduce(ishmem_team_t team, int32_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::max_reduce<int32_t>(team, dest, source, nreduce);
@@ -12418,6 +13447,7 @@ ISHMEM_HD inline int ishmem_int64_max_reduce(int64_t* dest, const int64_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::max_reduce<int64_t>(team, dest, source, nreduce);
@@ -12428,6 +13458,7 @@ ISHMEM_HD inline int ishmem_int64_max_reduce(ishmem_team_t team, int64_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::max_reduce<int64_t>(team, dest, source, nreduce);
@@ -12439,6 +13470,7 @@ ISHMEM_HD inline int ishmem_uint8_max_reduce(uint8_t* dest, const uint8_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::max_reduce<uint8_t>(team, dest, source, nreduce);
@@ -12449,6 +13481,7 @@ ISHMEM_HD inline int ishmem_uint8_max_reduce(ishmem_team_t team, uint8_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::max_reduce<uint8_t>(team, dest, source, nreduce);
@@ -12460,6 +13493,7 @@ ISHMEM_HD inline int ishmem_uint16_max_reduce(uint16_t* dest, const uint16_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::max_reduce<uint16_t>(team, dest, source, nreduce);
@@ -12470,6 +13504,7 @@ ISHMEM_HD inline int ishmem_uint16_max_reduce(ishmem_team_t team, uint16_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::max_reduce<uint16_t>(team, dest, source, nreduce);
@@ -12481,6 +13516,7 @@ ISHMEM_HD inline int ishmem_uint32_max_reduce(uint32_t* dest, const uint32_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::max_reduce<uint32_t>(team, dest, source, nreduce);
@@ -12491,6 +13527,7 @@ ISHMEM_HD inline int ishmem_uint32_max_reduce(ishmem_team_t team, uint32_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::max_reduce<uint32_t>(team, dest, source, nreduce);
@@ -12502,6 +13539,7 @@ ISHMEM_HD inline int ishmem_uint64_max_reduce(uint64_t* dest, const uint64_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::max_reduce<uint64_t>(team, dest, source, nreduce);
@@ -12512,6 +13550,7 @@ ISHMEM_HD inline int ishmem_uint64_max_reduce(ishmem_team_t team, uint64_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::max_reduce<uint64_t>(team, dest, source, nreduce);
@@ -12523,6 +13562,7 @@ ISHMEM_HD inline int ishmem_size_max_reduce(size_t* dest, const size_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::max_reduce<size_t>(team, dest, source, nreduce);
@@ -12533,6 +13573,7 @@ ISHMEM_HD inline int ishmem_size_max_reduce(ishmem_team_t team, size_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::max_reduce<size_t>(team, dest, source, nreduce);
@@ -12544,6 +13585,7 @@ ISHMEM_HD inline int ishmem_float_max_reduce(float* dest, const float* source, s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::max_reduce<float>(team, dest, source, nreduce);
@@ -12554,6 +13596,7 @@ ISHMEM_HD inline int ishmem_float_max_reduce(ishmem_team_t team, float* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::max_reduce<float>(team, dest, source, nreduce);
@@ -12565,6 +13608,7 @@ ISHMEM_HD inline int ishmem_double_max_reduce(double* dest, const double* source
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::max_reduce<double>(team, dest, source, nreduce);
@@ -12575,6 +13619,7 @@ ISHMEM_HD inline int ishmem_double_max_reduce(ishmem_team_t team, double* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::max_reduce<double>(team, dest, source, nreduce);
@@ -12586,6 +13631,7 @@ ISHMEM_HD inline int ishmem_char_min_reduce(char* dest, const char* source, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::min_reduce<char>(team, dest, source, nreduce);
@@ -12596,6 +13642,7 @@ ISHMEM_HD inline int ishmem_char_min_reduce(ishmem_team_t team, char* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::min_reduce<char>(team, dest, source, nreduce);
@@ -12607,6 +13654,7 @@ ISHMEM_HD inline int ishmem_schar_min_reduce(signed char* dest, const signed cha
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::min_reduce<signed char>(team, dest, source, nreduce);
@@ -12617,6 +13665,7 @@ ISHMEM_HD inline int ishmem_schar_min_reduce(ishmem_team_t team, signed char* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::min_reduce<signed char>(team, dest, source, nreduce);
@@ -12628,6 +13677,7 @@ ISHMEM_HD inline int ishmem_short_min_reduce(short* dest, const short* source, s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::min_reduce<short>(team, dest, source, nreduce);
@@ -12638,6 +13688,7 @@ ISHMEM_HD inline int ishmem_short_min_reduce(ishmem_team_t team, short* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::min_reduce<short>(team, dest, source, nreduce);
@@ -12649,6 +13700,7 @@ ISHMEM_HD inline int ishmem_int_min_reduce(int* dest, const int* source, size_t 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::min_reduce<int>(team, dest, source, nreduce);
@@ -12659,6 +13711,7 @@ ISHMEM_HD inline int ishmem_int_min_reduce(ishmem_team_t team, int* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::min_reduce<int>(team, dest, source, nreduce);
@@ -12670,6 +13723,7 @@ ISHMEM_HD inline int ishmem_long_min_reduce(long* dest, const long* source, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::min_reduce<long>(team, dest, source, nreduce);
@@ -12680,6 +13734,7 @@ ISHMEM_HD inline int ishmem_long_min_reduce(ishmem_team_t team, long* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::min_reduce<long>(team, dest, source, nreduce);
@@ -12691,6 +13746,7 @@ ISHMEM_HD inline int ishmem_longlong_min_reduce(long long* dest, const long long
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::min_reduce<long long>(team, dest, source, nreduce);
@@ -12701,6 +13757,7 @@ ISHMEM_HD inline int ishmem_longlong_min_reduce(ishmem_team_t team, long long* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::min_reduce<long long>(team, dest, source, nreduce);
@@ -12712,6 +13769,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_min_reduce(ptrdiff_t* dest, const ptrdiff_t*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::min_reduce<ptrdiff_t>(team, dest, source, nreduce);
@@ -12722,6 +13780,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_min_reduce(ishmem_team_t team, ptrdiff_t* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::min_reduce<ptrdiff_t>(team, dest, source, nreduce);
@@ -12733,6 +13792,7 @@ ISHMEM_HD inline int ishmem_uchar_min_reduce(unsigned char* dest, const unsigned
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::min_reduce<unsigned char>(team, dest, source, nreduce);
@@ -12743,6 +13803,7 @@ ISHMEM_HD inline int ishmem_uchar_min_reduce(ishmem_team_t team, unsigned char* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::min_reduce<unsigned char>(team, dest, source, nreduce);
@@ -12754,6 +13815,7 @@ ISHMEM_HD inline int ishmem_ushort_min_reduce(unsigned short* dest, const unsign
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::min_reduce<unsigned short>(team, dest, source, nreduce);
@@ -12764,6 +13826,7 @@ ISHMEM_HD inline int ishmem_ushort_min_reduce(ishmem_team_t team, unsigned short
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::min_reduce<unsigned short>(team, dest, source, nreduce);
@@ -12775,6 +13838,7 @@ ISHMEM_HD inline int ishmem_uint_min_reduce(unsigned int* dest, const unsigned i
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::min_reduce<unsigned int>(team, dest, source, nreduce);
@@ -12785,6 +13849,7 @@ ISHMEM_HD inline int ishmem_uint_min_reduce(ishmem_team_t team, unsigned int* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::min_reduce<unsigned int>(team, dest, source, nreduce);
@@ -12796,6 +13861,7 @@ ISHMEM_HD inline int ishmem_ulong_min_reduce(unsigned long* dest, const unsigned
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::min_reduce<unsigned long>(team, dest, source, nreduce);
@@ -12806,6 +13872,7 @@ ISHMEM_HD inline int ishmem_ulong_min_reduce(ishmem_team_t team, unsigned long* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::min_reduce<unsigned long>(team, dest, source, nreduce);
@@ -12817,6 +13884,7 @@ ISHMEM_HD inline int ishmem_ulonglong_min_reduce(unsigned long long* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::min_reduce<unsigned long long>(team, dest, source, nreduce);
@@ -12827,6 +13895,7 @@ ISHMEM_HD inline int ishmem_ulonglong_min_reduce(ishmem_team_t team, unsigned lo
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::min_reduce<unsigned long long>(team, dest, source, nreduce);
@@ -12838,6 +13907,7 @@ ISHMEM_HD inline int ishmem_int8_min_reduce(int8_t* dest, const int8_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::min_reduce<int8_t>(team, dest, source, nreduce);
@@ -12848,6 +13918,7 @@ ISHMEM_HD inline int ishmem_int8_min_reduce(ishmem_team_t team, int8_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::min_reduce<int8_t>(team, dest, source, nreduce);
@@ -12859,6 +13930,7 @@ ISHMEM_HD inline int ishmem_int16_min_reduce(int16_t* dest, const int16_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::min_reduce<int16_t>(team, dest, source, nreduce);
@@ -12869,6 +13941,7 @@ ISHMEM_HD inline int ishmem_int16_min_reduce(ishmem_team_t team, int16_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::min_reduce<int16_t>(team, dest, source, nreduce);
@@ -12880,6 +13953,7 @@ ISHMEM_HD inline int ishmem_int32_min_reduce(int32_t* dest, const int32_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::min_reduce<int32_t>(team, dest, source, nreduce);
@@ -12890,6 +13964,7 @@ ISHMEM_HD inline int ishmem_int32_min_reduce(ishmem_team_t team, int32_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::min_reduce<int32_t>(team, dest, source, nreduce);
@@ -12901,6 +13976,7 @@ ISHMEM_HD inline int ishmem_int64_min_reduce(int64_t* dest, const int64_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::min_reduce<int64_t>(team, dest, source, nreduce);
@@ -12911,6 +13987,7 @@ ISHMEM_HD inline int ishmem_int64_min_reduce(ishmem_team_t team, int64_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::min_reduce<int64_t>(team, dest, source, nreduce);
@@ -12922,6 +13999,7 @@ ISHMEM_HD inline int ishmem_uint8_min_reduce(uint8_t* dest, const uint8_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::min_reduce<uint8_t>(team, dest, source, nreduce);
@@ -12932,6 +14010,7 @@ ISHMEM_HD inline int ishmem_uint8_min_reduce(ishmem_team_t team, uint8_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::min_reduce<uint8_t>(team, dest, source, nreduce);
@@ -12943,6 +14022,7 @@ ISHMEM_HD inline int ishmem_uint16_min_reduce(uint16_t* dest, const uint16_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::min_reduce<uint16_t>(team, dest, source, nreduce);
@@ -12953,6 +14033,7 @@ ISHMEM_HD inline int ishmem_uint16_min_reduce(ishmem_team_t team, uint16_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::min_reduce<uint16_t>(team, dest, source, nreduce);
@@ -12964,6 +14045,7 @@ ISHMEM_HD inline int ishmem_uint32_min_reduce(uint32_t* dest, const uint32_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::min_reduce<uint32_t>(team, dest, source, nreduce);
@@ -12974,6 +14056,7 @@ ISHMEM_HD inline int ishmem_uint32_min_reduce(ishmem_team_t team, uint32_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::min_reduce<uint32_t>(team, dest, source, nreduce);
@@ -12985,6 +14068,7 @@ ISHMEM_HD inline int ishmem_uint64_min_reduce(uint64_t* dest, const uint64_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::min_reduce<uint64_t>(team, dest, source, nreduce);
@@ -12995,6 +14079,7 @@ ISHMEM_HD inline int ishmem_uint64_min_reduce(ishmem_team_t team, uint64_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::min_reduce<uint64_t>(team, dest, source, nreduce);
@@ -13006,6 +14091,7 @@ ISHMEM_HD inline int ishmem_size_min_reduce(size_t* dest, const size_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::min_reduce<size_t>(team, dest, source, nreduce);
@@ -13016,6 +14102,7 @@ ISHMEM_HD inline int ishmem_size_min_reduce(ishmem_team_t team, size_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::min_reduce<size_t>(team, dest, source, nreduce);
@@ -13027,6 +14114,7 @@ ISHMEM_HD inline int ishmem_float_min_reduce(float* dest, const float* source, s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::min_reduce<float>(team, dest, source, nreduce);
@@ -13037,6 +14125,7 @@ ISHMEM_HD inline int ishmem_float_min_reduce(ishmem_team_t team, float* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::min_reduce<float>(team, dest, source, nreduce);
@@ -13048,6 +14137,7 @@ ISHMEM_HD inline int ishmem_double_min_reduce(double* dest, const double* source
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::min_reduce<double>(team, dest, source, nreduce);
@@ -13058,6 +14148,7 @@ ISHMEM_HD inline int ishmem_double_min_reduce(ishmem_team_t team, double* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::min_reduce<double>(team, dest, source, nreduce);
@@ -13069,6 +14160,7 @@ ISHMEM_HD inline int ishmem_char_sum_reduce(char* dest, const char* source, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::sum_reduce<char>(team, dest, source, nreduce);
@@ -13079,6 +14171,7 @@ ISHMEM_HD inline int ishmem_char_sum_reduce(ishmem_team_t team, char* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::sum_reduce<char>(team, dest, source, nreduce);
@@ -13090,6 +14183,7 @@ ISHMEM_HD inline int ishmem_schar_sum_reduce(signed char* dest, const signed cha
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::sum_reduce<signed char>(team, dest, source, nreduce);
@@ -13100,6 +14194,7 @@ ISHMEM_HD inline int ishmem_schar_sum_reduce(ishmem_team_t team, signed char* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::sum_reduce<signed char>(team, dest, source, nreduce);
@@ -13111,6 +14206,7 @@ ISHMEM_HD inline int ishmem_short_sum_reduce(short* dest, const short* source, s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::sum_reduce<short>(team, dest, source, nreduce);
@@ -13121,6 +14217,7 @@ ISHMEM_HD inline int ishmem_short_sum_reduce(ishmem_team_t team, short* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::sum_reduce<short>(team, dest, source, nreduce);
@@ -13132,6 +14229,7 @@ ISHMEM_HD inline int ishmem_int_sum_reduce(int* dest, const int* source, size_t 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::sum_reduce<int>(team, dest, source, nreduce);
@@ -13142,6 +14240,7 @@ ISHMEM_HD inline int ishmem_int_sum_reduce(ishmem_team_t team, int* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::sum_reduce<int>(team, dest, source, nreduce);
@@ -13153,6 +14252,7 @@ ISHMEM_HD inline int ishmem_long_sum_reduce(long* dest, const long* source, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::sum_reduce<long>(team, dest, source, nreduce);
@@ -13163,6 +14263,7 @@ ISHMEM_HD inline int ishmem_long_sum_reduce(ishmem_team_t team, long* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::sum_reduce<long>(team, dest, source, nreduce);
@@ -13174,6 +14275,7 @@ ISHMEM_HD inline int ishmem_longlong_sum_reduce(long long* dest, const long long
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::sum_reduce<long long>(team, dest, source, nreduce);
@@ -13184,6 +14286,7 @@ ISHMEM_HD inline int ishmem_longlong_sum_reduce(ishmem_team_t team, long long* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::sum_reduce<long long>(team, dest, source, nreduce);
@@ -13195,6 +14298,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_sum_reduce(ptrdiff_t* dest, const ptrdiff_t*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::sum_reduce<ptrdiff_t>(team, dest, source, nreduce);
@@ -13205,6 +14309,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_sum_reduce(ishmem_team_t team, ptrdiff_t* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::sum_reduce<ptrdiff_t>(team, dest, source, nreduce);
@@ -13216,6 +14321,7 @@ ISHMEM_HD inline int ishmem_uchar_sum_reduce(unsigned char* dest, const unsigned
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::sum_reduce<unsigned char>(team, dest, source, nreduce);
@@ -13226,6 +14332,7 @@ ISHMEM_HD inline int ishmem_uchar_sum_reduce(ishmem_team_t team, unsigned char* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::sum_reduce<unsigned char>(team, dest, source, nreduce);
@@ -13237,6 +14344,7 @@ ISHMEM_HD inline int ishmem_ushort_sum_reduce(unsigned short* dest, const unsign
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::sum_reduce<unsigned short>(team, dest, source, nreduce);
@@ -13247,6 +14355,7 @@ ISHMEM_HD inline int ishmem_ushort_sum_reduce(ishmem_team_t team, unsigned short
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::sum_reduce<unsigned short>(team, dest, source, nreduce);
@@ -13258,6 +14367,7 @@ ISHMEM_HD inline int ishmem_uint_sum_reduce(unsigned int* dest, const unsigned i
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::sum_reduce<unsigned int>(team, dest, source, nreduce);
@@ -13268,6 +14378,7 @@ ISHMEM_HD inline int ishmem_uint_sum_reduce(ishmem_team_t team, unsigned int* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::sum_reduce<unsigned int>(team, dest, source, nreduce);
@@ -13279,6 +14390,7 @@ ISHMEM_HD inline int ishmem_ulong_sum_reduce(unsigned long* dest, const unsigned
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::sum_reduce<unsigned long>(team, dest, source, nreduce);
@@ -13289,6 +14401,7 @@ ISHMEM_HD inline int ishmem_ulong_sum_reduce(ishmem_team_t team, unsigned long* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::sum_reduce<unsigned long>(team, dest, source, nreduce);
@@ -13300,6 +14413,7 @@ ISHMEM_HD inline int ishmem_ulonglong_sum_reduce(unsigned long long* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::sum_reduce<unsigned long long>(team, dest, source, nreduce);
@@ -13310,6 +14424,7 @@ ISHMEM_HD inline int ishmem_ulonglong_sum_reduce(ishmem_team_t team, unsigned lo
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::sum_reduce<unsigned long long>(team, dest, source, nreduce);
@@ -13321,6 +14436,7 @@ ISHMEM_HD inline int ishmem_int8_sum_reduce(int8_t* dest, const int8_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::sum_reduce<int8_t>(team, dest, source, nreduce);
@@ -13331,6 +14447,7 @@ ISHMEM_HD inline int ishmem_int8_sum_reduce(ishmem_team_t team, int8_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::sum_reduce<int8_t>(team, dest, source, nreduce);
@@ -13342,6 +14459,7 @@ ISHMEM_HD inline int ishmem_int16_sum_reduce(int16_t* dest, const int16_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::sum_reduce<int16_t>(team, dest, source, nreduce);
@@ -13352,6 +14470,7 @@ ISHMEM_HD inline int ishmem_int16_sum_reduce(ishmem_team_t team, int16_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::sum_reduce<int16_t>(team, dest, source, nreduce);
@@ -13363,6 +14482,7 @@ ISHMEM_HD inline int ishmem_int32_sum_reduce(int32_t* dest, const int32_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::sum_reduce<int32_t>(team, dest, source, nreduce);
@@ -13373,6 +14493,7 @@ ISHMEM_HD inline int ishmem_int32_sum_reduce(ishmem_team_t team, int32_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::sum_reduce<int32_t>(team, dest, source, nreduce);
@@ -13384,6 +14505,7 @@ ISHMEM_HD inline int ishmem_int64_sum_reduce(int64_t* dest, const int64_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::sum_reduce<int64_t>(team, dest, source, nreduce);
@@ -13394,6 +14516,7 @@ ISHMEM_HD inline int ishmem_int64_sum_reduce(ishmem_team_t team, int64_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::sum_reduce<int64_t>(team, dest, source, nreduce);
@@ -13405,6 +14528,7 @@ ISHMEM_HD inline int ishmem_uint8_sum_reduce(uint8_t* dest, const uint8_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::sum_reduce<uint8_t>(team, dest, source, nreduce);
@@ -13415,6 +14539,7 @@ ISHMEM_HD inline int ishmem_uint8_sum_reduce(ishmem_team_t team, uint8_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::sum_reduce<uint8_t>(team, dest, source, nreduce);
@@ -13426,6 +14551,7 @@ ISHMEM_HD inline int ishmem_uint16_sum_reduce(uint16_t* dest, const uint16_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::sum_reduce<uint16_t>(team, dest, source, nreduce);
@@ -13436,6 +14562,7 @@ ISHMEM_HD inline int ishmem_uint16_sum_reduce(ishmem_team_t team, uint16_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::sum_reduce<uint16_t>(team, dest, source, nreduce);
@@ -13447,6 +14574,7 @@ ISHMEM_HD inline int ishmem_uint32_sum_reduce(uint32_t* dest, const uint32_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::sum_reduce<uint32_t>(team, dest, source, nreduce);
@@ -13457,6 +14585,7 @@ ISHMEM_HD inline int ishmem_uint32_sum_reduce(ishmem_team_t team, uint32_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::sum_reduce<uint32_t>(team, dest, source, nreduce);
@@ -13468,6 +14597,7 @@ ISHMEM_HD inline int ishmem_uint64_sum_reduce(uint64_t* dest, const uint64_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::sum_reduce<uint64_t>(team, dest, source, nreduce);
@@ -13478,6 +14608,7 @@ ISHMEM_HD inline int ishmem_uint64_sum_reduce(ishmem_team_t team, uint64_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::sum_reduce<uint64_t>(team, dest, source, nreduce);
@@ -13489,6 +14620,7 @@ ISHMEM_HD inline int ishmem_size_sum_reduce(size_t* dest, const size_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::sum_reduce<size_t>(team, dest, source, nreduce);
@@ -13499,6 +14631,7 @@ ISHMEM_HD inline int ishmem_size_sum_reduce(ishmem_team_t team, size_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::sum_reduce<size_t>(team, dest, source, nreduce);
@@ -13510,6 +14643,7 @@ ISHMEM_HD inline int ishmem_float_sum_reduce(float* dest, const float* source, s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::sum_reduce<float>(team, dest, source, nreduce);
@@ -13520,6 +14654,7 @@ ISHMEM_HD inline int ishmem_float_sum_reduce(ishmem_team_t team, float* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::sum_reduce<float>(team, dest, source, nreduce);
@@ -13531,6 +14666,7 @@ ISHMEM_HD inline int ishmem_double_sum_reduce(double* dest, const double* source
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::sum_reduce<double>(team, dest, source, nreduce);
@@ -13541,6 +14677,7 @@ ISHMEM_HD inline int ishmem_double_sum_reduce(ishmem_team_t team, double* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::sum_reduce<double>(team, dest, source, nreduce);
@@ -13552,6 +14689,7 @@ ISHMEM_HD inline int ishmem_char_prod_reduce(char* dest, const char* source, siz
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::prod_reduce<char>(team, dest, source, nreduce);
@@ -13562,6 +14700,7 @@ ISHMEM_HD inline int ishmem_char_prod_reduce(ishmem_team_t team, char* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::prod_reduce<char>(team, dest, source, nreduce);
@@ -13573,6 +14712,7 @@ ISHMEM_HD inline int ishmem_schar_prod_reduce(signed char* dest, const signed ch
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::prod_reduce<signed char>(team, dest, source, nreduce);
@@ -13583,6 +14723,7 @@ ISHMEM_HD inline int ishmem_schar_prod_reduce(ishmem_team_t team, signed char* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::prod_reduce<signed char>(team, dest, source, nreduce);
@@ -13594,6 +14735,7 @@ ISHMEM_HD inline int ishmem_short_prod_reduce(short* dest, const short* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::prod_reduce<short>(team, dest, source, nreduce);
@@ -13604,6 +14746,7 @@ ISHMEM_HD inline int ishmem_short_prod_reduce(ishmem_team_t team, short* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::prod_reduce<short>(team, dest, source, nreduce);
@@ -13615,6 +14758,7 @@ ISHMEM_HD inline int ishmem_int_prod_reduce(int* dest, const int* source, size_t
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::prod_reduce<int>(team, dest, source, nreduce);
@@ -13625,6 +14769,7 @@ ISHMEM_HD inline int ishmem_int_prod_reduce(ishmem_team_t team, int* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::prod_reduce<int>(team, dest, source, nreduce);
@@ -13636,6 +14781,7 @@ ISHMEM_HD inline int ishmem_long_prod_reduce(long* dest, const long* source, siz
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::prod_reduce<long>(team, dest, source, nreduce);
@@ -13646,6 +14792,7 @@ ISHMEM_HD inline int ishmem_long_prod_reduce(ishmem_team_t team, long* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::prod_reduce<long>(team, dest, source, nreduce);
@@ -13657,6 +14804,7 @@ ISHMEM_HD inline int ishmem_longlong_prod_reduce(long long* dest, const long lon
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::prod_reduce<long long>(team, dest, source, nreduce);
@@ -13667,6 +14815,7 @@ ISHMEM_HD inline int ishmem_longlong_prod_reduce(ishmem_team_t team, long long* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::prod_reduce<long long>(team, dest, source, nreduce);
@@ -13678,6 +14827,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_prod_reduce(ptrdiff_t* dest, const ptrdiff_t
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::prod_reduce<ptrdiff_t>(team, dest, source, nreduce);
@@ -13688,6 +14838,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_prod_reduce(ishmem_team_t team, ptrdiff_t* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::prod_reduce<ptrdiff_t>(team, dest, source, nreduce);
@@ -13699,6 +14850,7 @@ ISHMEM_HD inline int ishmem_uchar_prod_reduce(unsigned char* dest, const unsigne
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::prod_reduce<unsigned char>(team, dest, source, nreduce);
@@ -13709,6 +14861,7 @@ ISHMEM_HD inline int ishmem_uchar_prod_reduce(ishmem_team_t team, unsigned char*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::prod_reduce<unsigned char>(team, dest, source, nreduce);
@@ -13720,6 +14873,7 @@ ISHMEM_HD inline int ishmem_ushort_prod_reduce(unsigned short* dest, const unsig
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::prod_reduce<unsigned short>(team, dest, source, nreduce);
@@ -13730,6 +14884,7 @@ ISHMEM_HD inline int ishmem_ushort_prod_reduce(ishmem_team_t team, unsigned shor
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::prod_reduce<unsigned short>(team, dest, source, nreduce);
@@ -13741,6 +14896,7 @@ ISHMEM_HD inline int ishmem_uint_prod_reduce(unsigned int* dest, const unsigned 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::prod_reduce<unsigned int>(team, dest, source, nreduce);
@@ -13751,6 +14907,7 @@ ISHMEM_HD inline int ishmem_uint_prod_reduce(ishmem_team_t team, unsigned int* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::prod_reduce<unsigned int>(team, dest, source, nreduce);
@@ -13762,6 +14919,7 @@ ISHMEM_HD inline int ishmem_ulong_prod_reduce(unsigned long* dest, const unsigne
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::prod_reduce<unsigned long>(team, dest, source, nreduce);
@@ -13772,6 +14930,7 @@ ISHMEM_HD inline int ishmem_ulong_prod_reduce(ishmem_team_t team, unsigned long*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::prod_reduce<unsigned long>(team, dest, source, nreduce);
@@ -13783,6 +14942,7 @@ ISHMEM_HD inline int ishmem_ulonglong_prod_reduce(unsigned long long* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::prod_reduce<unsigned long long>(team, dest, source, nreduce);
@@ -13793,6 +14953,7 @@ ISHMEM_HD inline int ishmem_ulonglong_prod_reduce(ishmem_team_t team, unsigned l
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::prod_reduce<unsigned long long>(team, dest, source, nreduce);
@@ -13804,6 +14965,7 @@ ISHMEM_HD inline int ishmem_int8_prod_reduce(int8_t* dest, const int8_t* source,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::prod_reduce<int8_t>(team, dest, source, nreduce);
@@ -13814,6 +14976,7 @@ ISHMEM_HD inline int ishmem_int8_prod_reduce(ishmem_team_t team, int8_t* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::prod_reduce<int8_t>(team, dest, source, nreduce);
@@ -13825,6 +14988,7 @@ ISHMEM_HD inline int ishmem_int16_prod_reduce(int16_t* dest, const int16_t* sour
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::prod_reduce<int16_t>(team, dest, source, nreduce);
@@ -13835,6 +14999,7 @@ ISHMEM_HD inline int ishmem_int16_prod_reduce(ishmem_team_t team, int16_t* dest,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::prod_reduce<int16_t>(team, dest, source, nreduce);
@@ -13846,6 +15011,7 @@ ISHMEM_HD inline int ishmem_int32_prod_reduce(int32_t* dest, const int32_t* sour
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::prod_reduce<int32_t>(team, dest, source, nreduce);
@@ -13856,6 +15022,7 @@ ISHMEM_HD inline int ishmem_int32_prod_reduce(ishmem_team_t team, int32_t* dest,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::prod_reduce<int32_t>(team, dest, source, nreduce);
@@ -13867,6 +15034,7 @@ ISHMEM_HD inline int ishmem_int64_prod_reduce(int64_t* dest, const int64_t* sour
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::prod_reduce<int64_t>(team, dest, source, nreduce);
@@ -13877,6 +15045,7 @@ ISHMEM_HD inline int ishmem_int64_prod_reduce(ishmem_team_t team, int64_t* dest,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::prod_reduce<int64_t>(team, dest, source, nreduce);
@@ -13888,6 +15057,7 @@ ISHMEM_HD inline int ishmem_uint8_prod_reduce(uint8_t* dest, const uint8_t* sour
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::prod_reduce<uint8_t>(team, dest, source, nreduce);
@@ -13898,6 +15068,7 @@ ISHMEM_HD inline int ishmem_uint8_prod_reduce(ishmem_team_t team, uint8_t* dest,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::prod_reduce<uint8_t>(team, dest, source, nreduce);
@@ -13909,6 +15080,7 @@ ISHMEM_HD inline int ishmem_uint16_prod_reduce(uint16_t* dest, const uint16_t* s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::prod_reduce<uint16_t>(team, dest, source, nreduce);
@@ -13919,6 +15091,7 @@ ISHMEM_HD inline int ishmem_uint16_prod_reduce(ishmem_team_t team, uint16_t* des
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::prod_reduce<uint16_t>(team, dest, source, nreduce);
@@ -13930,6 +15103,7 @@ ISHMEM_HD inline int ishmem_uint32_prod_reduce(uint32_t* dest, const uint32_t* s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::prod_reduce<uint32_t>(team, dest, source, nreduce);
@@ -13940,6 +15114,7 @@ ISHMEM_HD inline int ishmem_uint32_prod_reduce(ishmem_team_t team, uint32_t* des
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::prod_reduce<uint32_t>(team, dest, source, nreduce);
@@ -13951,6 +15126,7 @@ ISHMEM_HD inline int ishmem_uint64_prod_reduce(uint64_t* dest, const uint64_t* s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::prod_reduce<uint64_t>(team, dest, source, nreduce);
@@ -13961,6 +15137,7 @@ ISHMEM_HD inline int ishmem_uint64_prod_reduce(ishmem_team_t team, uint64_t* des
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::prod_reduce<uint64_t>(team, dest, source, nreduce);
@@ -13972,6 +15149,7 @@ ISHMEM_HD inline int ishmem_size_prod_reduce(size_t* dest, const size_t* source,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::prod_reduce<size_t>(team, dest, source, nreduce);
@@ -13982,6 +15160,7 @@ ISHMEM_HD inline int ishmem_size_prod_reduce(ishmem_team_t team, size_t* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::prod_reduce<size_t>(team, dest, source, nreduce);
@@ -13993,6 +15172,7 @@ ISHMEM_HD inline int ishmem_float_prod_reduce(float* dest, const float* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::prod_reduce<float>(team, dest, source, nreduce);
@@ -14003,6 +15183,7 @@ ISHMEM_HD inline int ishmem_float_prod_reduce(ishmem_team_t team, float* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::prod_reduce<float>(team, dest, source, nreduce);
@@ -14014,6 +15195,7 @@ ISHMEM_HD inline int ishmem_double_prod_reduce(double* dest, const double* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::prod_reduce<double>(team, dest, source, nreduce);
@@ -14024,6 +15206,7 @@ ISHMEM_HD inline int ishmem_double_prod_reduce(ishmem_team_t team, double* dest,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::prod_reduce<double>(team, dest, source, nreduce);
@@ -14035,6 +15218,7 @@ ISHMEM_HD inline int ishmem_char_sum_inscan(char* dest, const char* source, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return -1;
     return ishmemi::dev::sum_inscan<char>(team, dest, source, nelems);
@@ -14045,6 +15229,7 @@ ISHMEM_HD inline int ishmem_char_sum_inscan(ishmem_team_t team, char* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return -1;
     return ishmemi::dev::sum_inscan<char>(team, dest, source, nelems);
@@ -14056,6 +15241,7 @@ ISHMEM_HD inline int ishmem_schar_sum_inscan(signed char* dest, const signed cha
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return -1;
     return ishmemi::dev::sum_inscan<signed char>(team, dest, source, nelems);
@@ -14066,6 +15252,7 @@ ISHMEM_HD inline int ishmem_schar_sum_inscan(ishmem_team_t team, signed char* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return -1;
     return ishmemi::dev::sum_inscan<signed char>(team, dest, source, nelems);
@@ -14077,6 +15264,7 @@ ISHMEM_HD inline int ishmem_short_sum_inscan(short* dest, const short* source, s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return -1;
     return ishmemi::dev::sum_inscan<short>(team, dest, source, nelems);
@@ -14087,6 +15275,7 @@ ISHMEM_HD inline int ishmem_short_sum_inscan(ishmem_team_t team, short* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return -1;
     return ishmemi::dev::sum_inscan<short>(team, dest, source, nelems);
@@ -14098,6 +15287,7 @@ ISHMEM_HD inline int ishmem_int_sum_inscan(int* dest, const int* source, size_t 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return -1;
     return ishmemi::dev::sum_inscan<int>(team, dest, source, nelems);
@@ -14108,6 +15298,7 @@ ISHMEM_HD inline int ishmem_int_sum_inscan(ishmem_team_t team, int* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return -1;
     return ishmemi::dev::sum_inscan<int>(team, dest, source, nelems);
@@ -14119,6 +15310,7 @@ ISHMEM_HD inline int ishmem_long_sum_inscan(long* dest, const long* source, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return -1;
     return ishmemi::dev::sum_inscan<long>(team, dest, source, nelems);
@@ -14129,6 +15321,7 @@ ISHMEM_HD inline int ishmem_long_sum_inscan(ishmem_team_t team, long* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return -1;
     return ishmemi::dev::sum_inscan<long>(team, dest, source, nelems);
@@ -14140,6 +15333,7 @@ ISHMEM_HD inline int ishmem_longlong_sum_inscan(long long* dest, const long long
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return -1;
     return ishmemi::dev::sum_inscan<long long>(team, dest, source, nelems);
@@ -14150,6 +15344,7 @@ ISHMEM_HD inline int ishmem_longlong_sum_inscan(ishmem_team_t team, long long* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return -1;
     return ishmemi::dev::sum_inscan<long long>(team, dest, source, nelems);
@@ -14161,6 +15356,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_sum_inscan(ptrdiff_t* dest, const ptrdiff_t*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::sum_inscan<ptrdiff_t>(team, dest, source, nelems);
@@ -14171,6 +15367,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_sum_inscan(ishmem_team_t team, ptrdiff_t* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::sum_inscan<ptrdiff_t>(team, dest, source, nelems);
@@ -14182,6 +15379,7 @@ ISHMEM_HD inline int ishmem_uchar_sum_inscan(unsigned char* dest, const unsigned
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::sum_inscan<unsigned char>(team, dest, source, nelems);
@@ -14192,6 +15390,7 @@ ISHMEM_HD inline int ishmem_uchar_sum_inscan(ishmem_team_t team, unsigned char* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::sum_inscan<unsigned char>(team, dest, source, nelems);
@@ -14203,6 +15402,7 @@ ISHMEM_HD inline int ishmem_ushort_sum_inscan(unsigned short* dest, const unsign
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::sum_inscan<unsigned short>(team, dest, source, nelems);
@@ -14213,6 +15413,7 @@ ISHMEM_HD inline int ishmem_ushort_sum_inscan(ishmem_team_t team, unsigned short
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::sum_inscan<unsigned short>(team, dest, source, nelems);
@@ -14224,6 +15425,7 @@ ISHMEM_HD inline int ishmem_uint_sum_inscan(unsigned int* dest, const unsigned i
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::sum_inscan<unsigned int>(team, dest, source, nelems);
@@ -14234,6 +15436,7 @@ ISHMEM_HD inline int ishmem_uint_sum_inscan(ishmem_team_t team, unsigned int* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::sum_inscan<unsigned int>(team, dest, source, nelems);
@@ -14245,6 +15448,7 @@ ISHMEM_HD inline int ishmem_ulong_sum_inscan(unsigned long* dest, const unsigned
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::sum_inscan<unsigned long>(team, dest, source, nelems);
@@ -14255,6 +15459,7 @@ ISHMEM_HD inline int ishmem_ulong_sum_inscan(ishmem_team_t team, unsigned long* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::sum_inscan<unsigned long>(team, dest, source, nelems);
@@ -14266,6 +15471,7 @@ ISHMEM_HD inline int ishmem_ulonglong_sum_inscan(unsigned long long* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::sum_inscan<unsigned long long>(team, dest, source, nelems);
@@ -14276,6 +15482,7 @@ ISHMEM_HD inline int ishmem_ulonglong_sum_inscan(ishmem_team_t team, unsigned lo
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::sum_inscan<unsigned long long>(team, dest, source, nelems);
@@ -14287,6 +15494,7 @@ ISHMEM_HD inline int ishmem_int8_sum_inscan(int8_t* dest, const int8_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::sum_inscan<int8_t>(team, dest, source, nelems);
@@ -14297,6 +15505,7 @@ ISHMEM_HD inline int ishmem_int8_sum_inscan(ishmem_team_t team, int8_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::sum_inscan<int8_t>(team, dest, source, nelems);
@@ -14308,6 +15517,7 @@ ISHMEM_HD inline int ishmem_int16_sum_inscan(int16_t* dest, const int16_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::sum_inscan<int16_t>(team, dest, source, nelems);
@@ -14318,6 +15528,7 @@ ISHMEM_HD inline int ishmem_int16_sum_inscan(ishmem_team_t team, int16_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::sum_inscan<int16_t>(team, dest, source, nelems);
@@ -14329,6 +15540,7 @@ ISHMEM_HD inline int ishmem_int32_sum_inscan(int32_t* dest, const int32_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::sum_inscan<int32_t>(team, dest, source, nelems);
@@ -14339,6 +15551,7 @@ ISHMEM_HD inline int ishmem_int32_sum_inscan(ishmem_team_t team, int32_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::sum_inscan<int32_t>(team, dest, source, nelems);
@@ -14350,6 +15563,7 @@ ISHMEM_HD inline int ishmem_int64_sum_inscan(int64_t* dest, const int64_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::sum_inscan<int64_t>(team, dest, source, nelems);
@@ -14360,6 +15574,7 @@ ISHMEM_HD inline int ishmem_int64_sum_inscan(ishmem_team_t team, int64_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::sum_inscan<int64_t>(team, dest, source, nelems);
@@ -14371,6 +15586,7 @@ ISHMEM_HD inline int ishmem_uint8_sum_inscan(uint8_t* dest, const uint8_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::sum_inscan<uint8_t>(team, dest, source, nelems);
@@ -14381,6 +15597,7 @@ ISHMEM_HD inline int ishmem_uint8_sum_inscan(ishmem_team_t team, uint8_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::sum_inscan<uint8_t>(team, dest, source, nelems);
@@ -14392,6 +15609,7 @@ ISHMEM_HD inline int ishmem_uint16_sum_inscan(uint16_t* dest, const uint16_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::sum_inscan<uint16_t>(team, dest, source, nelems);
@@ -14402,6 +15620,7 @@ ISHMEM_HD inline int ishmem_uint16_sum_inscan(ishmem_team_t team, uint16_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::sum_inscan<uint16_t>(team, dest, source, nelems);
@@ -14413,6 +15632,7 @@ ISHMEM_HD inline int ishmem_uint32_sum_inscan(uint32_t* dest, const uint32_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::sum_inscan<uint32_t>(team, dest, source, nelems);
@@ -14423,6 +15643,7 @@ ISHMEM_HD inline int ishmem_uint32_sum_inscan(ishmem_team_t team, uint32_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::sum_inscan<uint32_t>(team, dest, source, nelems);
@@ -14434,6 +15655,7 @@ ISHMEM_HD inline int ishmem_uint64_sum_inscan(uint64_t* dest, const uint64_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::sum_inscan<uint64_t>(team, dest, source, nelems);
@@ -14444,6 +15666,7 @@ ISHMEM_HD inline int ishmem_uint64_sum_inscan(ishmem_team_t team, uint64_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::sum_inscan<uint64_t>(team, dest, source, nelems);
@@ -14455,6 +15678,7 @@ ISHMEM_HD inline int ishmem_size_sum_inscan(size_t* dest, const size_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return -1;
     return ishmemi::dev::sum_inscan<size_t>(team, dest, source, nelems);
@@ -14465,6 +15689,7 @@ ISHMEM_HD inline int ishmem_size_sum_inscan(ishmem_team_t team, size_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return -1;
     return ishmemi::dev::sum_inscan<size_t>(team, dest, source, nelems);
@@ -14476,6 +15701,7 @@ ISHMEM_HD inline int ishmem_float_sum_inscan(float* dest, const float* source, s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return -1;
     return ishmemi::dev::sum_inscan<float>(team, dest, source, nelems);
@@ -14486,6 +15712,7 @@ ISHMEM_HD inline int ishmem_float_sum_inscan(ishmem_team_t team, float* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return -1;
     return ishmemi::dev::sum_inscan<float>(team, dest, source, nelems);
@@ -14497,6 +15724,7 @@ ISHMEM_HD inline int ishmem_double_sum_inscan(double* dest, const double* source
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return -1;
     return ishmemi::dev::sum_inscan<double>(team, dest, source, nelems);
@@ -14507,6 +15735,7 @@ ISHMEM_HD inline int ishmem_double_sum_inscan(ishmem_team_t team, double* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return -1;
     return ishmemi::dev::sum_inscan<double>(team, dest, source, nelems);
@@ -14518,6 +15747,7 @@ ISHMEM_HD inline int ishmem_char_sum_exscan(char* dest, const char* source, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return -1;
     return ishmemi::dev::sum_exscan<char>(team, dest, source, nelems);
@@ -14528,6 +15758,7 @@ ISHMEM_HD inline int ishmem_char_sum_exscan(ishmem_team_t team, char* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return -1;
     return ishmemi::dev::sum_exscan<char>(team, dest, source, nelems);
@@ -14539,6 +15770,7 @@ ISHMEM_HD inline int ishmem_schar_sum_exscan(signed char* dest, const signed cha
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return -1;
     return ishmemi::dev::sum_exscan<signed char>(team, dest, source, nelems);
@@ -14549,6 +15781,7 @@ ISHMEM_HD inline int ishmem_schar_sum_exscan(ishmem_team_t team, signed char* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return -1;
     return ishmemi::dev::sum_exscan<signed char>(team, dest, source, nelems);
@@ -14560,6 +15793,7 @@ ISHMEM_HD inline int ishmem_short_sum_exscan(short* dest, const short* source, s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return -1;
     return ishmemi::dev::sum_exscan<short>(team, dest, source, nelems);
@@ -14570,6 +15804,7 @@ ISHMEM_HD inline int ishmem_short_sum_exscan(ishmem_team_t team, short* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return -1;
     return ishmemi::dev::sum_exscan<short>(team, dest, source, nelems);
@@ -14581,6 +15816,7 @@ ISHMEM_HD inline int ishmem_int_sum_exscan(int* dest, const int* source, size_t 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return -1;
     return ishmemi::dev::sum_exscan<int>(team, dest, source, nelems);
@@ -14591,6 +15827,7 @@ ISHMEM_HD inline int ishmem_int_sum_exscan(ishmem_team_t team, int* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return -1;
     return ishmemi::dev::sum_exscan<int>(team, dest, source, nelems);
@@ -14602,6 +15839,7 @@ ISHMEM_HD inline int ishmem_long_sum_exscan(long* dest, const long* source, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return -1;
     return ishmemi::dev::sum_exscan<long>(team, dest, source, nelems);
@@ -14612,6 +15850,7 @@ ISHMEM_HD inline int ishmem_long_sum_exscan(ishmem_team_t team, long* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return -1;
     return ishmemi::dev::sum_exscan<long>(team, dest, source, nelems);
@@ -14623,6 +15862,7 @@ ISHMEM_HD inline int ishmem_longlong_sum_exscan(long long* dest, const long long
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return -1;
     return ishmemi::dev::sum_exscan<long long>(team, dest, source, nelems);
@@ -14633,6 +15873,7 @@ ISHMEM_HD inline int ishmem_longlong_sum_exscan(ishmem_team_t team, long long* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return -1;
     return ishmemi::dev::sum_exscan<long long>(team, dest, source, nelems);
@@ -14644,6 +15885,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_sum_exscan(ptrdiff_t* dest, const ptrdiff_t*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::sum_exscan<ptrdiff_t>(team, dest, source, nelems);
@@ -14654,6 +15896,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_sum_exscan(ishmem_team_t team, ptrdiff_t* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::sum_exscan<ptrdiff_t>(team, dest, source, nelems);
@@ -14665,6 +15908,7 @@ ISHMEM_HD inline int ishmem_uchar_sum_exscan(unsigned char* dest, const unsigned
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::sum_exscan<unsigned char>(team, dest, source, nelems);
@@ -14675,6 +15919,7 @@ ISHMEM_HD inline int ishmem_uchar_sum_exscan(ishmem_team_t team, unsigned char* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::sum_exscan<unsigned char>(team, dest, source, nelems);
@@ -14686,6 +15931,7 @@ ISHMEM_HD inline int ishmem_ushort_sum_exscan(unsigned short* dest, const unsign
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::sum_exscan<unsigned short>(team, dest, source, nelems);
@@ -14696,6 +15942,7 @@ ISHMEM_HD inline int ishmem_ushort_sum_exscan(ishmem_team_t team, unsigned short
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::sum_exscan<unsigned short>(team, dest, source, nelems);
@@ -14707,6 +15954,7 @@ ISHMEM_HD inline int ishmem_uint_sum_exscan(unsigned int* dest, const unsigned i
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::sum_exscan<unsigned int>(team, dest, source, nelems);
@@ -14717,6 +15965,7 @@ ISHMEM_HD inline int ishmem_uint_sum_exscan(ishmem_team_t team, unsigned int* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::sum_exscan<unsigned int>(team, dest, source, nelems);
@@ -14728,6 +15977,7 @@ ISHMEM_HD inline int ishmem_ulong_sum_exscan(unsigned long* dest, const unsigned
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::sum_exscan<unsigned long>(team, dest, source, nelems);
@@ -14738,6 +15988,7 @@ ISHMEM_HD inline int ishmem_ulong_sum_exscan(ishmem_team_t team, unsigned long* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::sum_exscan<unsigned long>(team, dest, source, nelems);
@@ -14749,6 +16000,7 @@ ISHMEM_HD inline int ishmem_ulonglong_sum_exscan(unsigned long long* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::sum_exscan<unsigned long long>(team, dest, source, nelems);
@@ -14759,6 +16011,7 @@ ISHMEM_HD inline int ishmem_ulonglong_sum_exscan(ishmem_team_t team, unsigned lo
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::sum_exscan<unsigned long long>(team, dest, source, nelems);
@@ -14770,6 +16023,7 @@ ISHMEM_HD inline int ishmem_int8_sum_exscan(int8_t* dest, const int8_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::sum_exscan<int8_t>(team, dest, source, nelems);
@@ -14780,6 +16034,7 @@ ISHMEM_HD inline int ishmem_int8_sum_exscan(ishmem_team_t team, int8_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::sum_exscan<int8_t>(team, dest, source, nelems);
@@ -14791,6 +16046,7 @@ ISHMEM_HD inline int ishmem_int16_sum_exscan(int16_t* dest, const int16_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::sum_exscan<int16_t>(team, dest, source, nelems);
@@ -14801,6 +16057,7 @@ ISHMEM_HD inline int ishmem_int16_sum_exscan(ishmem_team_t team, int16_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::sum_exscan<int16_t>(team, dest, source, nelems);
@@ -14812,6 +16069,7 @@ ISHMEM_HD inline int ishmem_int32_sum_exscan(int32_t* dest, const int32_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::sum_exscan<int32_t>(team, dest, source, nelems);
@@ -14822,6 +16080,7 @@ ISHMEM_HD inline int ishmem_int32_sum_exscan(ishmem_team_t team, int32_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::sum_exscan<int32_t>(team, dest, source, nelems);
@@ -14833,6 +16092,7 @@ ISHMEM_HD inline int ishmem_int64_sum_exscan(int64_t* dest, const int64_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::sum_exscan<int64_t>(team, dest, source, nelems);
@@ -14843,6 +16103,7 @@ ISHMEM_HD inline int ishmem_int64_sum_exscan(ishmem_team_t team, int64_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::sum_exscan<int64_t>(team, dest, source, nelems);
@@ -14854,6 +16115,7 @@ ISHMEM_HD inline int ishmem_uint8_sum_exscan(uint8_t* dest, const uint8_t* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::sum_exscan<uint8_t>(team, dest, source, nelems);
@@ -14864,6 +16126,7 @@ ISHMEM_HD inline int ishmem_uint8_sum_exscan(ishmem_team_t team, uint8_t* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::sum_exscan<uint8_t>(team, dest, source, nelems);
@@ -14875,6 +16138,7 @@ ISHMEM_HD inline int ishmem_uint16_sum_exscan(uint16_t* dest, const uint16_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::sum_exscan<uint16_t>(team, dest, source, nelems);
@@ -14885,6 +16149,7 @@ ISHMEM_HD inline int ishmem_uint16_sum_exscan(ishmem_team_t team, uint16_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::sum_exscan<uint16_t>(team, dest, source, nelems);
@@ -14896,6 +16161,7 @@ ISHMEM_HD inline int ishmem_uint32_sum_exscan(uint32_t* dest, const uint32_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::sum_exscan<uint32_t>(team, dest, source, nelems);
@@ -14906,6 +16172,7 @@ ISHMEM_HD inline int ishmem_uint32_sum_exscan(ishmem_team_t team, uint32_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::sum_exscan<uint32_t>(team, dest, source, nelems);
@@ -14917,6 +16184,7 @@ ISHMEM_HD inline int ishmem_uint64_sum_exscan(uint64_t* dest, const uint64_t* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::sum_exscan<uint64_t>(team, dest, source, nelems);
@@ -14927,6 +16195,7 @@ ISHMEM_HD inline int ishmem_uint64_sum_exscan(ishmem_team_t team, uint64_t* dest
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::sum_exscan<uint64_t>(team, dest, source, nelems);
@@ -14938,6 +16207,7 @@ ISHMEM_HD inline int ishmem_size_sum_exscan(size_t* dest, const size_t* source, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return -1;
     return ishmemi::dev::sum_exscan<size_t>(team, dest, source, nelems);
@@ -14948,6 +16218,7 @@ ISHMEM_HD inline int ishmem_size_sum_exscan(ishmem_team_t team, size_t* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return -1;
     return ishmemi::dev::sum_exscan<size_t>(team, dest, source, nelems);
@@ -14959,6 +16230,7 @@ ISHMEM_HD inline int ishmem_float_sum_exscan(float* dest, const float* source, s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return -1;
     return ishmemi::dev::sum_exscan<float>(team, dest, source, nelems);
@@ -14969,6 +16241,7 @@ ISHMEM_HD inline int ishmem_float_sum_exscan(ishmem_team_t team, float* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return -1;
     return ishmemi::dev::sum_exscan<float>(team, dest, source, nelems);
@@ -14980,6 +16253,7 @@ ISHMEM_HD inline int ishmem_double_sum_exscan(double* dest, const double* source
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return -1;
     return ishmemi::dev::sum_exscan<double>(team, dest, source, nelems);
@@ -14990,6 +16264,7 @@ ISHMEM_HD inline int ishmem_double_sum_exscan(ishmem_team_t team, double* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return -1;
     return ishmemi::dev::sum_exscan<double>(team, dest, source, nelems);
@@ -15841,6 +17116,7 @@ ISHMEM_HD inline int ishmem_alltoall(T* dest, const T* source, size_t nelems) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall<T>(team, dest, source, nelems);
 #else
@@ -15862,6 +17138,7 @@ ISHMEM_HD inline int ishmem_alltoall(ishmem_team_t team, T* dest, const T* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall<T>(team, dest, source, nelems);
@@ -15885,6 +17162,7 @@ ISHMEM_HD inline int ishmem_broadcast(T* dest, const T* source, size_t nelems, i
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<T>(team, dest, source, nelems, PE_root);
@@ -15908,6 +17186,7 @@ ISHMEM_HD inline int ishmem_broadcast(ishmem_team_t team, T* dest, const T* sour
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast<T>(team, dest, source, nelems, PE_root);
@@ -15931,6 +17210,7 @@ ISHMEM_HD inline int ishmem_collect(T* dest, const T* source, size_t nelems) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect<T>(team, dest, source, nelems);
 #else
@@ -15952,6 +17232,7 @@ ISHMEM_HD inline int ishmem_collect(ishmem_team_t team, T* dest, const T* source
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect<T>(team, dest, source, nelems);
@@ -15975,6 +17256,7 @@ ISHMEM_HD inline int ishmem_fcollect(T* dest, const T* source, size_t nelems) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect<T>(team, dest, source, nelems);
 #else
@@ -15996,6 +17278,7 @@ ISHMEM_HD inline int ishmem_fcollect(ishmem_team_t team, T* dest, const T* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect<T>(team, dest, source, nelems);
@@ -16019,6 +17302,7 @@ ISHMEM_HD inline int ishmem_and_reduce(T* dest, const T* source, size_t nreduce)
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::and_reduce<T>(team, dest, source, nreduce);
@@ -16042,6 +17326,7 @@ ISHMEM_HD inline int ishmem_and_reduce(ishmem_team_t team, T* dest, const T* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::and_reduce<T>(team, dest, source, nreduce);
@@ -16065,6 +17350,7 @@ ISHMEM_HD inline int ishmem_or_reduce(T* dest, const T* source, size_t nreduce) 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::or_reduce<T>(team, dest, source, nreduce);
@@ -16088,6 +17374,7 @@ ISHMEM_HD inline int ishmem_or_reduce(ishmem_team_t team, T* dest, const T* sour
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::or_reduce<T>(team, dest, source, nreduce);
@@ -16111,6 +17398,7 @@ ISHMEM_HD inline int ishmem_xor_reduce(T* dest, const T* source, size_t nreduce)
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::xor_reduce<T>(team, dest, source, nreduce);
@@ -16134,6 +17422,7 @@ ISHMEM_HD inline int ishmem_xor_reduce(ishmem_team_t team, T* dest, const T* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::xor_reduce<T>(team, dest, source, nreduce);
@@ -16157,6 +17446,7 @@ ISHMEM_HD inline int ishmem_max_reduce(T* dest, const T* source, size_t nreduce)
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::max_reduce<T>(team, dest, source, nreduce);
@@ -16180,6 +17470,7 @@ ISHMEM_HD inline int ishmem_max_reduce(ishmem_team_t team, T* dest, const T* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::max_reduce<T>(team, dest, source, nreduce);
@@ -16203,6 +17494,7 @@ ISHMEM_HD inline int ishmem_min_reduce(T* dest, const T* source, size_t nreduce)
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::min_reduce<T>(team, dest, source, nreduce);
@@ -16226,6 +17518,7 @@ ISHMEM_HD inline int ishmem_min_reduce(ishmem_team_t team, T* dest, const T* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::min_reduce<T>(team, dest, source, nreduce);
@@ -16249,6 +17542,7 @@ ISHMEM_HD inline int ishmem_sum_reduce(T* dest, const T* source, size_t nreduce)
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::sum_reduce<T>(team, dest, source, nreduce);
@@ -16272,6 +17566,7 @@ ISHMEM_HD inline int ishmem_sum_reduce(ishmem_team_t team, T* dest, const T* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::sum_reduce<T>(team, dest, source, nreduce);
@@ -16295,6 +17590,7 @@ ISHMEM_HD inline int ishmem_prod_reduce(T* dest, const T* source, size_t nreduce
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::prod_reduce<T>(team, dest, source, nreduce);
@@ -16318,6 +17614,7 @@ ISHMEM_HD inline int ishmem_prod_reduce(ishmem_team_t team, T* dest, const T* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::prod_reduce<T>(team, dest, source, nreduce);
@@ -16341,6 +17638,7 @@ ISHMEM_HD inline int ishmem_sum_inscan(T* dest, const T* source, size_t nelems) 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return -1;
     return ishmemi::dev::sum_inscan<T>(team, dest, source, nelems);
@@ -16364,6 +17662,7 @@ ISHMEM_HD inline int ishmem_sum_inscan(ishmem_team_t team, T* dest, const T* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return -1;
     return ishmemi::dev::sum_inscan<T>(team, dest, source, nelems);
@@ -16387,6 +17686,7 @@ ISHMEM_HD inline int ishmem_sum_exscan(T* dest, const T* source, size_t nelems) 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return -1;
     return ishmemi::dev::sum_exscan<T>(team, dest, source, nelems);
@@ -16410,6 +17710,7 @@ ISHMEM_HD inline int ishmem_sum_exscan(ishmem_team_t team, T* dest, const T* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return -1;
     return ishmemi::dev::sum_exscan<T>(team, dest, source, nelems);

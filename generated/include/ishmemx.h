@@ -40,6 +40,7 @@ ISHMEM_HD inline void ishmemx_float_ibput(float* dest, const float* source, ptrd
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<float>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -52,6 +53,7 @@ ISHMEM_HD inline void ishmemx_double_ibput(double* dest, const double* source, p
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<double>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -64,6 +66,7 @@ ISHMEM_HD inline void ishmemx_char_ibput(char* dest, const char* source, ptrdiff
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<char>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -76,6 +79,7 @@ ISHMEM_HD inline void ishmemx_schar_ibput(signed char* dest, const signed char* 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<signed char>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -88,6 +92,7 @@ ISHMEM_HD inline void ishmemx_short_ibput(short* dest, const short* source, ptrd
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<short>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -100,6 +105,7 @@ ISHMEM_HD inline void ishmemx_int_ibput(int* dest, const int* source, ptrdiff_t 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<int>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -112,6 +118,7 @@ ISHMEM_HD inline void ishmemx_long_ibput(long* dest, const long* source, ptrdiff
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<long>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -124,6 +131,7 @@ ISHMEM_HD inline void ishmemx_longlong_ibput(long long* dest, const long long* s
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<long long>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -136,6 +144,7 @@ ISHMEM_HD inline void ishmemx_uchar_ibput(unsigned char* dest, const unsigned ch
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<unsigned char>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -148,6 +157,7 @@ ISHMEM_HD inline void ishmemx_ushort_ibput(unsigned short* dest, const unsigned 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<unsigned short>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -160,6 +170,7 @@ ISHMEM_HD inline void ishmemx_uint_ibput(unsigned int* dest, const unsigned int*
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<unsigned int>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -172,6 +183,7 @@ ISHMEM_HD inline void ishmemx_ulong_ibput(unsigned long* dest, const unsigned lo
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<unsigned long>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -184,6 +196,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_ibput(unsigned long long* dest, const un
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<unsigned long long>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -196,6 +209,7 @@ ISHMEM_HD inline void ishmemx_int8_ibput(int8_t* dest, const int8_t* source, ptr
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<int8_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -208,6 +222,7 @@ ISHMEM_HD inline void ishmemx_int16_ibput(int16_t* dest, const int16_t* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<int16_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -220,6 +235,7 @@ ISHMEM_HD inline void ishmemx_int32_ibput(int32_t* dest, const int32_t* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<int32_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -232,6 +248,7 @@ ISHMEM_HD inline void ishmemx_int64_ibput(int64_t* dest, const int64_t* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<int64_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -244,6 +261,7 @@ ISHMEM_HD inline void ishmemx_uint8_ibput(uint8_t* dest, const uint8_t* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<uint8_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -256,6 +274,7 @@ ISHMEM_HD inline void ishmemx_uint16_ibput(uint16_t* dest, const uint16_t* sourc
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<uint16_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -268,6 +287,7 @@ ISHMEM_HD inline void ishmemx_uint32_ibput(uint32_t* dest, const uint32_t* sourc
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<uint32_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -280,6 +300,7 @@ ISHMEM_HD inline void ishmemx_uint64_ibput(uint64_t* dest, const uint64_t* sourc
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<uint64_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -292,6 +313,7 @@ ISHMEM_HD inline void ishmemx_size_ibput(size_t* dest, const size_t* source, ptr
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<size_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -304,6 +326,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_ibput(ptrdiff_t* dest, const ptrdiff_t* so
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<ptrdiff_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -316,6 +339,7 @@ ISHMEM_HD inline void ishmemx_ibput8(void* dest, const void* source, ptrdiff_t d
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, bsize, nblocks, pe);
 }
@@ -328,6 +352,7 @@ ISHMEM_HD inline void ishmemx_ibput16(void* dest, const void* source, ptrdiff_t 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, bsize, nblocks, pe);
 }
@@ -340,6 +365,7 @@ ISHMEM_HD inline void ishmemx_ibput32(void* dest, const void* source, ptrdiff_t 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, bsize, nblocks, pe);
 }
@@ -352,6 +378,7 @@ ISHMEM_HD inline void ishmemx_ibput64(void* dest, const void* source, ptrdiff_t 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, bsize, nblocks, pe);
 }
@@ -364,6 +391,7 @@ ISHMEM_HD inline void ishmemx_ibput128(void* dest, const void* source, ptrdiff_t
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, bsize, nblocks, pe);
 }
@@ -376,6 +404,7 @@ ISHMEM_HD inline void ishmemx_float_ibget(float* dest, const float* source, ptrd
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<float>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -388,6 +417,7 @@ ISHMEM_HD inline void ishmemx_double_ibget(double* dest, const double* source, p
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<double>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -400,6 +430,7 @@ ISHMEM_HD inline void ishmemx_char_ibget(char* dest, const char* source, ptrdiff
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<char>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -412,6 +443,7 @@ ISHMEM_HD inline void ishmemx_schar_ibget(signed char* dest, const signed char* 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<signed char>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -424,6 +456,7 @@ ISHMEM_HD inline void ishmemx_short_ibget(short* dest, const short* source, ptrd
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<short>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -436,6 +469,7 @@ ISHMEM_HD inline void ishmemx_int_ibget(int* dest, const int* source, ptrdiff_t 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<int>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -448,6 +482,7 @@ ISHMEM_HD inline void ishmemx_long_ibget(long* dest, const long* source, ptrdiff
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<long>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -460,6 +495,7 @@ ISHMEM_HD inline void ishmemx_longlong_ibget(long long* dest, const long long* s
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<long long>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -472,6 +508,7 @@ ISHMEM_HD inline void ishmemx_uchar_ibget(unsigned char* dest, const unsigned ch
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<unsigned char>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -484,6 +521,7 @@ ISHMEM_HD inline void ishmemx_ushort_ibget(unsigned short* dest, const unsigned 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<unsigned short>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -496,6 +534,7 @@ ISHMEM_HD inline void ishmemx_uint_ibget(unsigned int* dest, const unsigned int*
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<unsigned int>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -508,6 +547,7 @@ ISHMEM_HD inline void ishmemx_ulong_ibget(unsigned long* dest, const unsigned lo
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<unsigned long>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -520,6 +560,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_ibget(unsigned long long* dest, const un
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<unsigned long long>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -532,6 +573,7 @@ ISHMEM_HD inline void ishmemx_int8_ibget(int8_t* dest, const int8_t* source, ptr
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<int8_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -544,6 +586,7 @@ ISHMEM_HD inline void ishmemx_int16_ibget(int16_t* dest, const int16_t* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<int16_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -556,6 +599,7 @@ ISHMEM_HD inline void ishmemx_int32_ibget(int32_t* dest, const int32_t* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<int32_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -568,6 +612,7 @@ ISHMEM_HD inline void ishmemx_int64_ibget(int64_t* dest, const int64_t* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<int64_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -580,6 +625,7 @@ ISHMEM_HD inline void ishmemx_uint8_ibget(uint8_t* dest, const uint8_t* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<uint8_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -592,6 +638,7 @@ ISHMEM_HD inline void ishmemx_uint16_ibget(uint16_t* dest, const uint16_t* sourc
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<uint16_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -604,6 +651,7 @@ ISHMEM_HD inline void ishmemx_uint32_ibget(uint32_t* dest, const uint32_t* sourc
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<uint32_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -616,6 +664,7 @@ ISHMEM_HD inline void ishmemx_uint64_ibget(uint64_t* dest, const uint64_t* sourc
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<uint64_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -628,6 +677,7 @@ ISHMEM_HD inline void ishmemx_size_ibget(size_t* dest, const size_t* source, ptr
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<size_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -640,6 +690,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_ibget(ptrdiff_t* dest, const ptrdiff_t* so
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<ptrdiff_t>(dest, source, dst, sst, bsize, nblocks, pe);
 }
@@ -652,6 +703,7 @@ ISHMEM_HD inline void ishmemx_ibget8(void* dest, const void* source, ptrdiff_t d
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, bsize, nblocks, pe);
 }
@@ -664,6 +716,7 @@ ISHMEM_HD inline void ishmemx_ibget16(void* dest, const void* source, ptrdiff_t 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, bsize, nblocks, pe);
 }
@@ -676,6 +729,7 @@ ISHMEM_HD inline void ishmemx_ibget32(void* dest, const void* source, ptrdiff_t 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, bsize, nblocks, pe);
 }
@@ -688,6 +742,7 @@ ISHMEM_HD inline void ishmemx_ibget64(void* dest, const void* source, ptrdiff_t 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, bsize, nblocks, pe);
 }
@@ -700,6 +755,7 @@ ISHMEM_HD inline void ishmemx_ibget128(void* dest, const void* source, ptrdiff_t
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, bsize, nblocks, pe);
 }
@@ -1002,6 +1058,7 @@ ISHMEM_HD inline void ishmemx_float_put_work_group(float* dest, const float* sou
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<float>(dest, source, nelems, pe, group);
 #else
@@ -1022,6 +1079,7 @@ ISHMEM_HD inline void ishmemx_double_put_work_group(double* dest, const double* 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<double>(dest, source, nelems, pe, group);
 #else
@@ -1042,6 +1100,7 @@ ISHMEM_HD inline void ishmemx_char_put_work_group(char* dest, const char* source
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<char>(dest, source, nelems, pe, group);
 #else
@@ -1062,6 +1121,7 @@ ISHMEM_HD inline void ishmemx_schar_put_work_group(signed char* dest, const sign
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<signed char>(dest, source, nelems, pe, group);
 #else
@@ -1082,6 +1142,7 @@ ISHMEM_HD inline void ishmemx_short_put_work_group(short* dest, const short* sou
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<short>(dest, source, nelems, pe, group);
 #else
@@ -1102,6 +1163,7 @@ ISHMEM_HD inline void ishmemx_int_put_work_group(int* dest, const int* source, s
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<int>(dest, source, nelems, pe, group);
 #else
@@ -1122,6 +1184,7 @@ ISHMEM_HD inline void ishmemx_long_put_work_group(long* dest, const long* source
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<long>(dest, source, nelems, pe, group);
 #else
@@ -1142,6 +1205,7 @@ ISHMEM_HD inline void ishmemx_longlong_put_work_group(long long* dest, const lon
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<long long>(dest, source, nelems, pe, group);
 #else
@@ -1162,6 +1226,7 @@ ISHMEM_HD inline void ishmemx_uchar_put_work_group(unsigned char* dest, const un
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<unsigned char>(dest, source, nelems, pe, group);
 #else
@@ -1182,6 +1247,7 @@ ISHMEM_HD inline void ishmemx_ushort_put_work_group(unsigned short* dest, const 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<unsigned short>(dest, source, nelems, pe, group);
 #else
@@ -1202,6 +1268,7 @@ ISHMEM_HD inline void ishmemx_uint_put_work_group(unsigned int* dest, const unsi
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<unsigned int>(dest, source, nelems, pe, group);
 #else
@@ -1222,6 +1289,7 @@ ISHMEM_HD inline void ishmemx_ulong_put_work_group(unsigned long* dest, const un
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<unsigned long>(dest, source, nelems, pe, group);
 #else
@@ -1242,6 +1310,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_put_work_group(unsigned long long* dest,
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<unsigned long long>(dest, source, nelems, pe, group);
 #else
@@ -1262,6 +1331,7 @@ ISHMEM_HD inline void ishmemx_int8_put_work_group(int8_t* dest, const int8_t* so
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<int8_t>(dest, source, nelems, pe, group);
 #else
@@ -1282,6 +1352,7 @@ ISHMEM_HD inline void ishmemx_int16_put_work_group(int16_t* dest, const int16_t*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<int16_t>(dest, source, nelems, pe, group);
 #else
@@ -1302,6 +1373,7 @@ ISHMEM_HD inline void ishmemx_int32_put_work_group(int32_t* dest, const int32_t*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<int32_t>(dest, source, nelems, pe, group);
 #else
@@ -1322,6 +1394,7 @@ ISHMEM_HD inline void ishmemx_int64_put_work_group(int64_t* dest, const int64_t*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<int64_t>(dest, source, nelems, pe, group);
 #else
@@ -1342,6 +1415,7 @@ ISHMEM_HD inline void ishmemx_uint8_put_work_group(uint8_t* dest, const uint8_t*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<uint8_t>(dest, source, nelems, pe, group);
 #else
@@ -1362,6 +1436,7 @@ ISHMEM_HD inline void ishmemx_uint16_put_work_group(uint16_t* dest, const uint16
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<uint16_t>(dest, source, nelems, pe, group);
 #else
@@ -1382,6 +1457,7 @@ ISHMEM_HD inline void ishmemx_uint32_put_work_group(uint32_t* dest, const uint32
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<uint32_t>(dest, source, nelems, pe, group);
 #else
@@ -1402,6 +1478,7 @@ ISHMEM_HD inline void ishmemx_uint64_put_work_group(uint64_t* dest, const uint64
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<uint64_t>(dest, source, nelems, pe, group);
 #else
@@ -1422,6 +1499,7 @@ ISHMEM_HD inline void ishmemx_size_put_work_group(size_t* dest, const size_t* so
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<size_t>(dest, source, nelems, pe, group);
 #else
@@ -1442,6 +1520,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_put_work_group(ptrdiff_t* dest, const ptrd
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<ptrdiff_t>(dest, source, nelems, pe, group);
 #else
@@ -1462,6 +1541,7 @@ ISHMEM_HD inline void ishmemx_put8_work_group(void* dest, const void* source, si
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe, group);
 #else
@@ -1482,6 +1562,7 @@ ISHMEM_HD inline void ishmemx_put16_work_group(void* dest, const void* source, s
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe, group);
 #else
@@ -1502,6 +1583,7 @@ ISHMEM_HD inline void ishmemx_put32_work_group(void* dest, const void* source, s
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe, group);
 #else
@@ -1522,6 +1604,7 @@ ISHMEM_HD inline void ishmemx_put64_work_group(void* dest, const void* source, s
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe, group);
 #else
@@ -1542,6 +1625,7 @@ ISHMEM_HD inline void ishmemx_put128_work_group(void* dest, const void* source, 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe, group);
 #else
@@ -1562,6 +1646,7 @@ ISHMEM_HD inline void ishmemx_putmem_work_group(void* dest, const void* source, 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe, group);
 #else
@@ -1593,6 +1678,7 @@ ISHMEM_HD inline void ishmemx_put_work_group(T* dest, const T* source, size_t ne
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_work_group<T>(dest, source, nelems, pe, group);
 #else
@@ -1614,6 +1700,7 @@ ISHMEM_HD inline void ishmemx_float_get_work_group(float* dest, const float* sou
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<float>(dest, source, nelems, pe, group);
 #else
@@ -1634,6 +1721,7 @@ ISHMEM_HD inline void ishmemx_double_get_work_group(double* dest, const double* 
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<double>(dest, source, nelems, pe, group);
 #else
@@ -1654,6 +1742,7 @@ ISHMEM_HD inline void ishmemx_char_get_work_group(char* dest, const char* source
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<char>(dest, source, nelems, pe, group);
 #else
@@ -1674,6 +1763,7 @@ ISHMEM_HD inline void ishmemx_schar_get_work_group(signed char* dest, const sign
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<signed char>(dest, source, nelems, pe, group);
 #else
@@ -1694,6 +1784,7 @@ ISHMEM_HD inline void ishmemx_short_get_work_group(short* dest, const short* sou
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<short>(dest, source, nelems, pe, group);
 #else
@@ -1714,6 +1805,7 @@ ISHMEM_HD inline void ishmemx_int_get_work_group(int* dest, const int* source, s
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<int>(dest, source, nelems, pe, group);
 #else
@@ -1734,6 +1826,7 @@ ISHMEM_HD inline void ishmemx_long_get_work_group(long* dest, const long* source
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<long>(dest, source, nelems, pe, group);
 #else
@@ -1754,6 +1847,7 @@ ISHMEM_HD inline void ishmemx_longlong_get_work_group(long long* dest, const lon
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<long long>(dest, source, nelems, pe, group);
 #else
@@ -1774,6 +1868,7 @@ ISHMEM_HD inline void ishmemx_uchar_get_work_group(unsigned char* dest, const un
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<unsigned char>(dest, source, nelems, pe, group);
 #else
@@ -1794,6 +1889,7 @@ ISHMEM_HD inline void ishmemx_ushort_get_work_group(unsigned short* dest, const 
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<unsigned short>(dest, source, nelems, pe, group);
 #else
@@ -1814,6 +1910,7 @@ ISHMEM_HD inline void ishmemx_uint_get_work_group(unsigned int* dest, const unsi
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<unsigned int>(dest, source, nelems, pe, group);
 #else
@@ -1834,6 +1931,7 @@ ISHMEM_HD inline void ishmemx_ulong_get_work_group(unsigned long* dest, const un
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<unsigned long>(dest, source, nelems, pe, group);
 #else
@@ -1854,6 +1952,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_get_work_group(unsigned long long* dest,
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<unsigned long long>(dest, source, nelems, pe, group);
 #else
@@ -1874,6 +1973,7 @@ ISHMEM_HD inline void ishmemx_int8_get_work_group(int8_t* dest, const int8_t* so
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<int8_t>(dest, source, nelems, pe, group);
 #else
@@ -1894,6 +1994,7 @@ ISHMEM_HD inline void ishmemx_int16_get_work_group(int16_t* dest, const int16_t*
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<int16_t>(dest, source, nelems, pe, group);
 #else
@@ -1914,6 +2015,7 @@ ISHMEM_HD inline void ishmemx_int32_get_work_group(int32_t* dest, const int32_t*
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<int32_t>(dest, source, nelems, pe, group);
 #else
@@ -1934,6 +2036,7 @@ ISHMEM_HD inline void ishmemx_int64_get_work_group(int64_t* dest, const int64_t*
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<int64_t>(dest, source, nelems, pe, group);
 #else
@@ -1954,6 +2057,7 @@ ISHMEM_HD inline void ishmemx_uint8_get_work_group(uint8_t* dest, const uint8_t*
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<uint8_t>(dest, source, nelems, pe, group);
 #else
@@ -1974,6 +2078,7 @@ ISHMEM_HD inline void ishmemx_uint16_get_work_group(uint16_t* dest, const uint16
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<uint16_t>(dest, source, nelems, pe, group);
 #else
@@ -1994,6 +2099,7 @@ ISHMEM_HD inline void ishmemx_uint32_get_work_group(uint32_t* dest, const uint32
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<uint32_t>(dest, source, nelems, pe, group);
 #else
@@ -2014,6 +2120,7 @@ ISHMEM_HD inline void ishmemx_uint64_get_work_group(uint64_t* dest, const uint64
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<uint64_t>(dest, source, nelems, pe, group);
 #else
@@ -2034,6 +2141,7 @@ ISHMEM_HD inline void ishmemx_size_get_work_group(size_t* dest, const size_t* so
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<size_t>(dest, source, nelems, pe, group);
 #else
@@ -2054,6 +2162,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_get_work_group(ptrdiff_t* dest, const ptrd
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<ptrdiff_t>(dest, source, nelems, pe, group);
 #else
@@ -2074,6 +2183,7 @@ ISHMEM_HD inline void ishmemx_get8_work_group(void* dest, const void* source, si
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe, group);
 #else
@@ -2094,6 +2204,7 @@ ISHMEM_HD inline void ishmemx_get16_work_group(void* dest, const void* source, s
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe, group);
 #else
@@ -2114,6 +2225,7 @@ ISHMEM_HD inline void ishmemx_get32_work_group(void* dest, const void* source, s
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe, group);
 #else
@@ -2134,6 +2246,7 @@ ISHMEM_HD inline void ishmemx_get64_work_group(void* dest, const void* source, s
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe, group);
 #else
@@ -2154,6 +2267,7 @@ ISHMEM_HD inline void ishmemx_get128_work_group(void* dest, const void* source, 
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe, group);
 #else
@@ -2174,6 +2288,7 @@ ISHMEM_HD inline void ishmemx_getmem_work_group(void* dest, const void* source, 
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe, group);
 #else
@@ -2205,6 +2320,7 @@ ISHMEM_HD inline void ishmemx_get_work_group(T* dest, const T* source, size_t ne
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_work_group<T>(dest, source, nelems, pe, group);
 #else
@@ -2228,6 +2344,7 @@ ISHMEM_HD inline void ishmemx_float_iput_work_group(float* dest, const float* so
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<float>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2252,6 +2369,7 @@ ISHMEM_HD inline void ishmemx_double_iput_work_group(double* dest, const double*
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<double>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2276,6 +2394,7 @@ ISHMEM_HD inline void ishmemx_char_iput_work_group(char* dest, const char* sourc
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<char>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2300,6 +2419,7 @@ ISHMEM_HD inline void ishmemx_schar_iput_work_group(signed char* dest, const sig
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<signed char>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2324,6 +2444,7 @@ ISHMEM_HD inline void ishmemx_short_iput_work_group(short* dest, const short* so
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<short>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2348,6 +2469,7 @@ ISHMEM_HD inline void ishmemx_int_iput_work_group(int* dest, const int* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<int>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2372,6 +2494,7 @@ ISHMEM_HD inline void ishmemx_long_iput_work_group(long* dest, const long* sourc
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<long>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2396,6 +2519,7 @@ ISHMEM_HD inline void ishmemx_longlong_iput_work_group(long long* dest, const lo
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<long long>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2420,6 +2544,7 @@ ISHMEM_HD inline void ishmemx_uchar_iput_work_group(unsigned char* dest, const u
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<unsigned char>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2444,6 +2569,7 @@ ISHMEM_HD inline void ishmemx_ushort_iput_work_group(unsigned short* dest, const
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<unsigned short>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2468,6 +2594,7 @@ ISHMEM_HD inline void ishmemx_uint_iput_work_group(unsigned int* dest, const uns
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<unsigned int>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2492,6 +2619,7 @@ ISHMEM_HD inline void ishmemx_ulong_iput_work_group(unsigned long* dest, const u
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<unsigned long>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2516,6 +2644,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_iput_work_group(unsigned long long* dest
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<unsigned long long>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2540,6 +2669,7 @@ ISHMEM_HD inline void ishmemx_int8_iput_work_group(int8_t* dest, const int8_t* s
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<int8_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2564,6 +2694,7 @@ ISHMEM_HD inline void ishmemx_int16_iput_work_group(int16_t* dest, const int16_t
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<int16_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2588,6 +2719,7 @@ ISHMEM_HD inline void ishmemx_int32_iput_work_group(int32_t* dest, const int32_t
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<int32_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2612,6 +2744,7 @@ ISHMEM_HD inline void ishmemx_int64_iput_work_group(int64_t* dest, const int64_t
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<int64_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2636,6 +2769,7 @@ ISHMEM_HD inline void ishmemx_uint8_iput_work_group(uint8_t* dest, const uint8_t
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<uint8_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2660,6 +2794,7 @@ ISHMEM_HD inline void ishmemx_uint16_iput_work_group(uint16_t* dest, const uint1
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<uint16_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2684,6 +2819,7 @@ ISHMEM_HD inline void ishmemx_uint32_iput_work_group(uint32_t* dest, const uint3
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<uint32_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2708,6 +2844,7 @@ ISHMEM_HD inline void ishmemx_uint64_iput_work_group(uint64_t* dest, const uint6
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<uint64_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2732,6 +2869,7 @@ ISHMEM_HD inline void ishmemx_size_iput_work_group(size_t* dest, const size_t* s
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<size_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2756,6 +2894,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_iput_work_group(ptrdiff_t* dest, const ptr
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<ptrdiff_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2780,6 +2919,7 @@ ISHMEM_HD inline void ishmemx_iput8_work_group(void* dest, const void* source, p
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, nelems, pe, group);
 #else
@@ -2804,6 +2944,7 @@ ISHMEM_HD inline void ishmemx_iput16_work_group(void* dest, const void* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, nelems, pe, group);
 #else
@@ -2828,6 +2969,7 @@ ISHMEM_HD inline void ishmemx_iput32_work_group(void* dest, const void* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, nelems, pe, group);
 #else
@@ -2852,6 +2994,7 @@ ISHMEM_HD inline void ishmemx_iput64_work_group(void* dest, const void* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, nelems, pe, group);
 #else
@@ -2876,6 +3019,7 @@ ISHMEM_HD inline void ishmemx_iput128_work_group(void* dest, const void* source,
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, nelems, pe, group);
 #else
@@ -2913,6 +3057,7 @@ ISHMEM_HD inline void ishmemx_iput_work_group(T* dest, const T* source, ptrdiff_
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iput_work_group<T>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2938,6 +3083,7 @@ ISHMEM_HD inline void ishmemx_float_iget_work_group(float* dest, const float* so
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<float>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2962,6 +3108,7 @@ ISHMEM_HD inline void ishmemx_double_iget_work_group(double* dest, const double*
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<double>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -2986,6 +3133,7 @@ ISHMEM_HD inline void ishmemx_char_iget_work_group(char* dest, const char* sourc
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<char>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3010,6 +3158,7 @@ ISHMEM_HD inline void ishmemx_schar_iget_work_group(signed char* dest, const sig
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<signed char>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3034,6 +3183,7 @@ ISHMEM_HD inline void ishmemx_short_iget_work_group(short* dest, const short* so
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<short>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3058,6 +3208,7 @@ ISHMEM_HD inline void ishmemx_int_iget_work_group(int* dest, const int* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<int>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3082,6 +3233,7 @@ ISHMEM_HD inline void ishmemx_long_iget_work_group(long* dest, const long* sourc
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<long>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3106,6 +3258,7 @@ ISHMEM_HD inline void ishmemx_longlong_iget_work_group(long long* dest, const lo
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<long long>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3130,6 +3283,7 @@ ISHMEM_HD inline void ishmemx_uchar_iget_work_group(unsigned char* dest, const u
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<unsigned char>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3154,6 +3308,7 @@ ISHMEM_HD inline void ishmemx_ushort_iget_work_group(unsigned short* dest, const
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<unsigned short>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3178,6 +3333,7 @@ ISHMEM_HD inline void ishmemx_uint_iget_work_group(unsigned int* dest, const uns
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<unsigned int>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3202,6 +3358,7 @@ ISHMEM_HD inline void ishmemx_ulong_iget_work_group(unsigned long* dest, const u
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<unsigned long>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3226,6 +3383,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_iget_work_group(unsigned long long* dest
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<unsigned long long>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3250,6 +3408,7 @@ ISHMEM_HD inline void ishmemx_int8_iget_work_group(int8_t* dest, const int8_t* s
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<int8_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3274,6 +3433,7 @@ ISHMEM_HD inline void ishmemx_int16_iget_work_group(int16_t* dest, const int16_t
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<int16_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3298,6 +3458,7 @@ ISHMEM_HD inline void ishmemx_int32_iget_work_group(int32_t* dest, const int32_t
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<int32_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3322,6 +3483,7 @@ ISHMEM_HD inline void ishmemx_int64_iget_work_group(int64_t* dest, const int64_t
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<int64_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3346,6 +3508,7 @@ ISHMEM_HD inline void ishmemx_uint8_iget_work_group(uint8_t* dest, const uint8_t
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<uint8_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3370,6 +3533,7 @@ ISHMEM_HD inline void ishmemx_uint16_iget_work_group(uint16_t* dest, const uint1
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<uint16_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3394,6 +3558,7 @@ ISHMEM_HD inline void ishmemx_uint32_iget_work_group(uint32_t* dest, const uint3
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<uint32_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3418,6 +3583,7 @@ ISHMEM_HD inline void ishmemx_uint64_iget_work_group(uint64_t* dest, const uint6
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<uint64_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3442,6 +3608,7 @@ ISHMEM_HD inline void ishmemx_size_iget_work_group(size_t* dest, const size_t* s
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<size_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3466,6 +3633,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_iget_work_group(ptrdiff_t* dest, const ptr
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<ptrdiff_t>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3490,6 +3658,7 @@ ISHMEM_HD inline void ishmemx_iget8_work_group(void* dest, const void* source, p
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, nelems, pe, group);
 #else
@@ -3514,6 +3683,7 @@ ISHMEM_HD inline void ishmemx_iget16_work_group(void* dest, const void* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, nelems, pe, group);
 #else
@@ -3538,6 +3708,7 @@ ISHMEM_HD inline void ishmemx_iget32_work_group(void* dest, const void* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, nelems, pe, group);
 #else
@@ -3562,6 +3733,7 @@ ISHMEM_HD inline void ishmemx_iget64_work_group(void* dest, const void* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, nelems, pe, group);
 #else
@@ -3586,6 +3758,7 @@ ISHMEM_HD inline void ishmemx_iget128_work_group(void* dest, const void* source,
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, nelems, pe, group);
 #else
@@ -3623,6 +3796,7 @@ ISHMEM_HD inline void ishmemx_iget_work_group(T* dest, const T* source, ptrdiff_
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::iget_work_group<T>(dest, source, dst, sst, nelems, pe, group);
 #else
@@ -3648,6 +3822,7 @@ ISHMEM_HD inline void ishmemx_float_ibput_work_group(float* dest, const float* s
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<float>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -3672,6 +3847,7 @@ ISHMEM_HD inline void ishmemx_double_ibput_work_group(double* dest, const double
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<double>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -3696,6 +3872,7 @@ ISHMEM_HD inline void ishmemx_char_ibput_work_group(char* dest, const char* sour
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<char>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -3720,6 +3897,7 @@ ISHMEM_HD inline void ishmemx_schar_ibput_work_group(signed char* dest, const si
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<signed char>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -3744,6 +3922,7 @@ ISHMEM_HD inline void ishmemx_short_ibput_work_group(short* dest, const short* s
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<short>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -3768,6 +3947,7 @@ ISHMEM_HD inline void ishmemx_int_ibput_work_group(int* dest, const int* source,
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<int>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -3792,6 +3972,7 @@ ISHMEM_HD inline void ishmemx_long_ibput_work_group(long* dest, const long* sour
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<long>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -3816,6 +3997,7 @@ ISHMEM_HD inline void ishmemx_longlong_ibput_work_group(long long* dest, const l
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<long long>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -3840,6 +4022,7 @@ ISHMEM_HD inline void ishmemx_uchar_ibput_work_group(unsigned char* dest, const 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<unsigned char>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -3864,6 +4047,7 @@ ISHMEM_HD inline void ishmemx_ushort_ibput_work_group(unsigned short* dest, cons
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<unsigned short>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -3888,6 +4072,7 @@ ISHMEM_HD inline void ishmemx_uint_ibput_work_group(unsigned int* dest, const un
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<unsigned int>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -3912,6 +4097,7 @@ ISHMEM_HD inline void ishmemx_ulong_ibput_work_group(unsigned long* dest, const 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<unsigned long>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -3936,6 +4122,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_ibput_work_group(unsigned long long* des
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<unsigned long long>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -3960,6 +4147,7 @@ ISHMEM_HD inline void ishmemx_int8_ibput_work_group(int8_t* dest, const int8_t* 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<int8_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -3984,6 +4172,7 @@ ISHMEM_HD inline void ishmemx_int16_ibput_work_group(int16_t* dest, const int16_
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<int16_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4008,6 +4197,7 @@ ISHMEM_HD inline void ishmemx_int32_ibput_work_group(int32_t* dest, const int32_
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<int32_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4032,6 +4222,7 @@ ISHMEM_HD inline void ishmemx_int64_ibput_work_group(int64_t* dest, const int64_
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<int64_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4056,6 +4247,7 @@ ISHMEM_HD inline void ishmemx_uint8_ibput_work_group(uint8_t* dest, const uint8_
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<uint8_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4080,6 +4272,7 @@ ISHMEM_HD inline void ishmemx_uint16_ibput_work_group(uint16_t* dest, const uint
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<uint16_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4104,6 +4297,7 @@ ISHMEM_HD inline void ishmemx_uint32_ibput_work_group(uint32_t* dest, const uint
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<uint32_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4128,6 +4322,7 @@ ISHMEM_HD inline void ishmemx_uint64_ibput_work_group(uint64_t* dest, const uint
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<uint64_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4152,6 +4347,7 @@ ISHMEM_HD inline void ishmemx_size_ibput_work_group(size_t* dest, const size_t* 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<size_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4176,6 +4372,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_ibput_work_group(ptrdiff_t* dest, const pt
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<ptrdiff_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4200,6 +4397,7 @@ ISHMEM_HD inline void ishmemx_ibput8_work_group(void* dest, const void* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4224,6 +4422,7 @@ ISHMEM_HD inline void ishmemx_ibput16_work_group(void* dest, const void* source,
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4248,6 +4447,7 @@ ISHMEM_HD inline void ishmemx_ibput32_work_group(void* dest, const void* source,
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4272,6 +4472,7 @@ ISHMEM_HD inline void ishmemx_ibput64_work_group(void* dest, const void* source,
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4296,6 +4497,7 @@ ISHMEM_HD inline void ishmemx_ibput128_work_group(void* dest, const void* source
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4321,6 +4523,7 @@ ISHMEM_HD inline void ishmemx_ibput(T* dest, const T* source, ptrdiff_t dst, ptr
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput<T>(dest, source, dst, sst, bsize, nblocks, pe);
 #else
@@ -4359,6 +4562,7 @@ ISHMEM_HD inline void ishmemx_ibput_work_group(T* dest, const T* source, ptrdiff
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibput_work_group<T>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4384,6 +4588,7 @@ ISHMEM_HD inline void ishmemx_float_ibget_work_group(float* dest, const float* s
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<float>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4408,6 +4613,7 @@ ISHMEM_HD inline void ishmemx_double_ibget_work_group(double* dest, const double
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<double>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4432,6 +4638,7 @@ ISHMEM_HD inline void ishmemx_char_ibget_work_group(char* dest, const char* sour
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<char>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4456,6 +4663,7 @@ ISHMEM_HD inline void ishmemx_schar_ibget_work_group(signed char* dest, const si
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<signed char>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4480,6 +4688,7 @@ ISHMEM_HD inline void ishmemx_short_ibget_work_group(short* dest, const short* s
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<short>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4504,6 +4713,7 @@ ISHMEM_HD inline void ishmemx_int_ibget_work_group(int* dest, const int* source,
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<int>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4528,6 +4738,7 @@ ISHMEM_HD inline void ishmemx_long_ibget_work_group(long* dest, const long* sour
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<long>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4552,6 +4763,7 @@ ISHMEM_HD inline void ishmemx_longlong_ibget_work_group(long long* dest, const l
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<long long>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4576,6 +4788,7 @@ ISHMEM_HD inline void ishmemx_uchar_ibget_work_group(unsigned char* dest, const 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<unsigned char>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4600,6 +4813,7 @@ ISHMEM_HD inline void ishmemx_ushort_ibget_work_group(unsigned short* dest, cons
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<unsigned short>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4624,6 +4838,7 @@ ISHMEM_HD inline void ishmemx_uint_ibget_work_group(unsigned int* dest, const un
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<unsigned int>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4648,6 +4863,7 @@ ISHMEM_HD inline void ishmemx_ulong_ibget_work_group(unsigned long* dest, const 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<unsigned long>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4672,6 +4888,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_ibget_work_group(unsigned long long* des
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<unsigned long long>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4696,6 +4913,7 @@ ISHMEM_HD inline void ishmemx_int8_ibget_work_group(int8_t* dest, const int8_t* 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<int8_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4720,6 +4938,7 @@ ISHMEM_HD inline void ishmemx_int16_ibget_work_group(int16_t* dest, const int16_
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<int16_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4744,6 +4963,7 @@ ISHMEM_HD inline void ishmemx_int32_ibget_work_group(int32_t* dest, const int32_
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<int32_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4768,6 +4988,7 @@ ISHMEM_HD inline void ishmemx_int64_ibget_work_group(int64_t* dest, const int64_
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<int64_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4792,6 +5013,7 @@ ISHMEM_HD inline void ishmemx_uint8_ibget_work_group(uint8_t* dest, const uint8_
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<uint8_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4816,6 +5038,7 @@ ISHMEM_HD inline void ishmemx_uint16_ibget_work_group(uint16_t* dest, const uint
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<uint16_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4840,6 +5063,7 @@ ISHMEM_HD inline void ishmemx_uint32_ibget_work_group(uint32_t* dest, const uint
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<uint32_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4864,6 +5088,7 @@ ISHMEM_HD inline void ishmemx_uint64_ibget_work_group(uint64_t* dest, const uint
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<uint64_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4888,6 +5113,7 @@ ISHMEM_HD inline void ishmemx_size_ibget_work_group(size_t* dest, const size_t* 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<size_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4912,6 +5138,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_ibget_work_group(ptrdiff_t* dest, const pt
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<ptrdiff_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4936,6 +5163,7 @@ ISHMEM_HD inline void ishmemx_ibget8_work_group(void* dest, const void* source, 
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4960,6 +5188,7 @@ ISHMEM_HD inline void ishmemx_ibget16_work_group(void* dest, const void* source,
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, bsize, nblocks, pe, group);
 #else
@@ -4984,6 +5213,7 @@ ISHMEM_HD inline void ishmemx_ibget32_work_group(void* dest, const void* source,
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, bsize, nblocks, pe, group);
 #else
@@ -5008,6 +5238,7 @@ ISHMEM_HD inline void ishmemx_ibget64_work_group(void* dest, const void* source,
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, bsize, nblocks, pe, group);
 #else
@@ -5032,6 +5263,7 @@ ISHMEM_HD inline void ishmemx_ibget128_work_group(void* dest, const void* source
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, bsize, nblocks, pe, group);
 #else
@@ -5057,6 +5289,7 @@ ISHMEM_HD inline void ishmemx_ibget(T* dest, const T* source, ptrdiff_t dst, ptr
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget<T>(dest, source, dst, sst, bsize, nblocks, pe);
 #else
@@ -5095,6 +5328,7 @@ ISHMEM_HD inline void ishmemx_ibget_work_group(T* dest, const T* source, ptrdiff
         ishmemi::dev::check_positive(fn, "dst", dst);
         ishmemi::dev::check_positive(fn, "sst", sst);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::ibget_work_group<T>(dest, source, dst, sst, bsize, nblocks, pe, group);
 #else
@@ -5118,6 +5352,7 @@ ISHMEM_HD inline void ishmemx_float_put_nbi_work_group(float* dest, const float*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<float>(dest, source, nelems, pe, group);
 #else
@@ -5138,6 +5373,7 @@ ISHMEM_HD inline void ishmemx_double_put_nbi_work_group(double* dest, const doub
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<double>(dest, source, nelems, pe, group);
 #else
@@ -5158,6 +5394,7 @@ ISHMEM_HD inline void ishmemx_char_put_nbi_work_group(char* dest, const char* so
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<char>(dest, source, nelems, pe, group);
 #else
@@ -5178,6 +5415,7 @@ ISHMEM_HD inline void ishmemx_schar_put_nbi_work_group(signed char* dest, const 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<signed char>(dest, source, nelems, pe, group);
 #else
@@ -5198,6 +5436,7 @@ ISHMEM_HD inline void ishmemx_short_put_nbi_work_group(short* dest, const short*
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<short>(dest, source, nelems, pe, group);
 #else
@@ -5218,6 +5457,7 @@ ISHMEM_HD inline void ishmemx_int_put_nbi_work_group(int* dest, const int* sourc
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<int>(dest, source, nelems, pe, group);
 #else
@@ -5238,6 +5478,7 @@ ISHMEM_HD inline void ishmemx_long_put_nbi_work_group(long* dest, const long* so
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<long>(dest, source, nelems, pe, group);
 #else
@@ -5258,6 +5499,7 @@ ISHMEM_HD inline void ishmemx_longlong_put_nbi_work_group(long long* dest, const
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<long long>(dest, source, nelems, pe, group);
 #else
@@ -5278,6 +5520,7 @@ ISHMEM_HD inline void ishmemx_uchar_put_nbi_work_group(unsigned char* dest, cons
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<unsigned char>(dest, source, nelems, pe, group);
 #else
@@ -5298,6 +5541,7 @@ ISHMEM_HD inline void ishmemx_ushort_put_nbi_work_group(unsigned short* dest, co
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<unsigned short>(dest, source, nelems, pe, group);
 #else
@@ -5318,6 +5562,7 @@ ISHMEM_HD inline void ishmemx_uint_put_nbi_work_group(unsigned int* dest, const 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<unsigned int>(dest, source, nelems, pe, group);
 #else
@@ -5338,6 +5583,7 @@ ISHMEM_HD inline void ishmemx_ulong_put_nbi_work_group(unsigned long* dest, cons
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<unsigned long>(dest, source, nelems, pe, group);
 #else
@@ -5358,6 +5604,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_put_nbi_work_group(unsigned long long* d
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<unsigned long long>(dest, source, nelems, pe, group);
 #else
@@ -5378,6 +5625,7 @@ ISHMEM_HD inline void ishmemx_int8_put_nbi_work_group(int8_t* dest, const int8_t
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<int8_t>(dest, source, nelems, pe, group);
 #else
@@ -5398,6 +5646,7 @@ ISHMEM_HD inline void ishmemx_int16_put_nbi_work_group(int16_t* dest, const int1
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<int16_t>(dest, source, nelems, pe, group);
 #else
@@ -5418,6 +5667,7 @@ ISHMEM_HD inline void ishmemx_int32_put_nbi_work_group(int32_t* dest, const int3
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<int32_t>(dest, source, nelems, pe, group);
 #else
@@ -5438,6 +5688,7 @@ ISHMEM_HD inline void ishmemx_int64_put_nbi_work_group(int64_t* dest, const int6
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<int64_t>(dest, source, nelems, pe, group);
 #else
@@ -5458,6 +5709,7 @@ ISHMEM_HD inline void ishmemx_uint8_put_nbi_work_group(uint8_t* dest, const uint
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<uint8_t>(dest, source, nelems, pe, group);
 #else
@@ -5478,6 +5730,7 @@ ISHMEM_HD inline void ishmemx_uint16_put_nbi_work_group(uint16_t* dest, const ui
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<uint16_t>(dest, source, nelems, pe, group);
 #else
@@ -5498,6 +5751,7 @@ ISHMEM_HD inline void ishmemx_uint32_put_nbi_work_group(uint32_t* dest, const ui
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<uint32_t>(dest, source, nelems, pe, group);
 #else
@@ -5518,6 +5772,7 @@ ISHMEM_HD inline void ishmemx_uint64_put_nbi_work_group(uint64_t* dest, const ui
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<uint64_t>(dest, source, nelems, pe, group);
 #else
@@ -5538,6 +5793,7 @@ ISHMEM_HD inline void ishmemx_size_put_nbi_work_group(size_t* dest, const size_t
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<size_t>(dest, source, nelems, pe, group);
 #else
@@ -5558,6 +5814,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_put_nbi_work_group(ptrdiff_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<ptrdiff_t>(dest, source, nelems, pe, group);
 #else
@@ -5578,6 +5835,7 @@ ISHMEM_HD inline void ishmemx_put8_nbi_work_group(void* dest, const void* source
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe, group);
 #else
@@ -5598,6 +5856,7 @@ ISHMEM_HD inline void ishmemx_put16_nbi_work_group(void* dest, const void* sourc
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe, group);
 #else
@@ -5618,6 +5877,7 @@ ISHMEM_HD inline void ishmemx_put32_nbi_work_group(void* dest, const void* sourc
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe, group);
 #else
@@ -5638,6 +5898,7 @@ ISHMEM_HD inline void ishmemx_put64_nbi_work_group(void* dest, const void* sourc
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe, group);
 #else
@@ -5658,6 +5919,7 @@ ISHMEM_HD inline void ishmemx_put128_nbi_work_group(void* dest, const void* sour
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe, group);
 #else
@@ -5678,6 +5940,7 @@ ISHMEM_HD inline void ishmemx_putmem_nbi_work_group(void* dest, const void* sour
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe, group);
 #else
@@ -5709,6 +5972,7 @@ ISHMEM_HD inline void ishmemx_put_nbi_work_group(T* dest, const T* source, size_
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
         ishmemi::dev::check_nonnull(fn, "source", source, nelems);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_nbi_work_group<T>(dest, source, nelems, pe, group);
 #else
@@ -5730,6 +5994,7 @@ ISHMEM_HD inline void ishmemx_float_get_nbi_work_group(float* dest, const float*
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<float>(dest, source, nelems, pe, group);
 #else
@@ -5750,6 +6015,7 @@ ISHMEM_HD inline void ishmemx_double_get_nbi_work_group(double* dest, const doub
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<double>(dest, source, nelems, pe, group);
 #else
@@ -5770,6 +6036,7 @@ ISHMEM_HD inline void ishmemx_char_get_nbi_work_group(char* dest, const char* so
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<char>(dest, source, nelems, pe, group);
 #else
@@ -5790,6 +6057,7 @@ ISHMEM_HD inline void ishmemx_schar_get_nbi_work_group(signed char* dest, const 
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<signed char>(dest, source, nelems, pe, group);
 #else
@@ -5810,6 +6078,7 @@ ISHMEM_HD inline void ishmemx_short_get_nbi_work_group(short* dest, const short*
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<short>(dest, source, nelems, pe, group);
 #else
@@ -5830,6 +6099,7 @@ ISHMEM_HD inline void ishmemx_int_get_nbi_work_group(int* dest, const int* sourc
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<int>(dest, source, nelems, pe, group);
 #else
@@ -5850,6 +6120,7 @@ ISHMEM_HD inline void ishmemx_long_get_nbi_work_group(long* dest, const long* so
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<long>(dest, source, nelems, pe, group);
 #else
@@ -5870,6 +6141,7 @@ ISHMEM_HD inline void ishmemx_longlong_get_nbi_work_group(long long* dest, const
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<long long>(dest, source, nelems, pe, group);
 #else
@@ -5890,6 +6162,7 @@ ISHMEM_HD inline void ishmemx_uchar_get_nbi_work_group(unsigned char* dest, cons
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<unsigned char>(dest, source, nelems, pe, group);
 #else
@@ -5910,6 +6183,7 @@ ISHMEM_HD inline void ishmemx_ushort_get_nbi_work_group(unsigned short* dest, co
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<unsigned short>(dest, source, nelems, pe, group);
 #else
@@ -5930,6 +6204,7 @@ ISHMEM_HD inline void ishmemx_uint_get_nbi_work_group(unsigned int* dest, const 
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<unsigned int>(dest, source, nelems, pe, group);
 #else
@@ -5950,6 +6225,7 @@ ISHMEM_HD inline void ishmemx_ulong_get_nbi_work_group(unsigned long* dest, cons
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<unsigned long>(dest, source, nelems, pe, group);
 #else
@@ -5970,6 +6246,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_get_nbi_work_group(unsigned long long* d
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<unsigned long long>(dest, source, nelems, pe, group);
 #else
@@ -5990,6 +6267,7 @@ ISHMEM_HD inline void ishmemx_int8_get_nbi_work_group(int8_t* dest, const int8_t
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<int8_t>(dest, source, nelems, pe, group);
 #else
@@ -6010,6 +6288,7 @@ ISHMEM_HD inline void ishmemx_int16_get_nbi_work_group(int16_t* dest, const int1
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<int16_t>(dest, source, nelems, pe, group);
 #else
@@ -6030,6 +6309,7 @@ ISHMEM_HD inline void ishmemx_int32_get_nbi_work_group(int32_t* dest, const int3
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<int32_t>(dest, source, nelems, pe, group);
 #else
@@ -6050,6 +6330,7 @@ ISHMEM_HD inline void ishmemx_int64_get_nbi_work_group(int64_t* dest, const int6
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<int64_t>(dest, source, nelems, pe, group);
 #else
@@ -6070,6 +6351,7 @@ ISHMEM_HD inline void ishmemx_uint8_get_nbi_work_group(uint8_t* dest, const uint
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<uint8_t>(dest, source, nelems, pe, group);
 #else
@@ -6090,6 +6372,7 @@ ISHMEM_HD inline void ishmemx_uint16_get_nbi_work_group(uint16_t* dest, const ui
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<uint16_t>(dest, source, nelems, pe, group);
 #else
@@ -6110,6 +6393,7 @@ ISHMEM_HD inline void ishmemx_uint32_get_nbi_work_group(uint32_t* dest, const ui
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<uint32_t>(dest, source, nelems, pe, group);
 #else
@@ -6130,6 +6414,7 @@ ISHMEM_HD inline void ishmemx_uint64_get_nbi_work_group(uint64_t* dest, const ui
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<uint64_t>(dest, source, nelems, pe, group);
 #else
@@ -6150,6 +6435,7 @@ ISHMEM_HD inline void ishmemx_size_get_nbi_work_group(size_t* dest, const size_t
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<size_t>(dest, source, nelems, pe, group);
 #else
@@ -6170,6 +6456,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_get_nbi_work_group(ptrdiff_t* dest, const 
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<ptrdiff_t>(dest, source, nelems, pe, group);
 #else
@@ -6190,6 +6477,7 @@ ISHMEM_HD inline void ishmemx_get8_nbi_work_group(void* dest, const void* source
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe, group);
 #else
@@ -6210,6 +6498,7 @@ ISHMEM_HD inline void ishmemx_get16_nbi_work_group(void* dest, const void* sourc
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe, group);
 #else
@@ -6230,6 +6519,7 @@ ISHMEM_HD inline void ishmemx_get32_nbi_work_group(void* dest, const void* sourc
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe, group);
 #else
@@ -6250,6 +6540,7 @@ ISHMEM_HD inline void ishmemx_get64_nbi_work_group(void* dest, const void* sourc
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe, group);
 #else
@@ -6270,6 +6561,7 @@ ISHMEM_HD inline void ishmemx_get128_nbi_work_group(void* dest, const void* sour
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe, group);
 #else
@@ -6290,6 +6582,7 @@ ISHMEM_HD inline void ishmemx_getmem_nbi_work_group(void* dest, const void* sour
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe, group);
 #else
@@ -6321,6 +6614,7 @@ ISHMEM_HD inline void ishmemx_get_nbi_work_group(T* dest, const T* source, size_
         ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::get_nbi_work_group<T>(dest, source, nelems, pe, group);
 #else
@@ -6344,6 +6638,7 @@ ISHMEM_HD inline void ishmemx_signal_add(uint64_t* sig_addr, uint64_t signal, in
         ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::signal_add(sig_addr, signal, pe);
 }
@@ -6354,6 +6649,7 @@ ISHMEM_HD inline void ishmemx_signal_set(uint64_t* sig_addr, uint64_t signal, in
         ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::signal_set(sig_addr, signal, pe);
 }
@@ -6435,6 +6731,7 @@ ISHMEM_HD inline void ishmemx_float_put_signal_work_group(float* dest, const flo
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<float>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6461,6 +6758,7 @@ ISHMEM_HD inline void ishmemx_double_put_signal_work_group(double* dest, const d
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<double>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6487,6 +6785,7 @@ ISHMEM_HD inline void ishmemx_char_put_signal_work_group(char* dest, const char*
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6513,6 +6812,7 @@ ISHMEM_HD inline void ishmemx_schar_put_signal_work_group(signed char* dest, con
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6539,6 +6839,7 @@ ISHMEM_HD inline void ishmemx_short_put_signal_work_group(short* dest, const sho
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6565,6 +6866,7 @@ ISHMEM_HD inline void ishmemx_int_put_signal_work_group(int* dest, const int* so
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6591,6 +6893,7 @@ ISHMEM_HD inline void ishmemx_long_put_signal_work_group(long* dest, const long*
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6617,6 +6920,7 @@ ISHMEM_HD inline void ishmemx_longlong_put_signal_work_group(long long* dest, co
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6643,6 +6947,7 @@ ISHMEM_HD inline void ishmemx_uchar_put_signal_work_group(unsigned char* dest, c
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6669,6 +6974,7 @@ ISHMEM_HD inline void ishmemx_ushort_put_signal_work_group(unsigned short* dest,
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6695,6 +7001,7 @@ ISHMEM_HD inline void ishmemx_uint_put_signal_work_group(unsigned int* dest, con
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6721,6 +7028,7 @@ ISHMEM_HD inline void ishmemx_ulong_put_signal_work_group(unsigned long* dest, c
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6747,6 +7055,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_put_signal_work_group(unsigned long long
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6773,6 +7082,7 @@ ISHMEM_HD inline void ishmemx_int8_put_signal_work_group(int8_t* dest, const int
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6799,6 +7109,7 @@ ISHMEM_HD inline void ishmemx_int16_put_signal_work_group(int16_t* dest, const i
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6825,6 +7136,7 @@ ISHMEM_HD inline void ishmemx_int32_put_signal_work_group(int32_t* dest, const i
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6851,6 +7163,7 @@ ISHMEM_HD inline void ishmemx_int64_put_signal_work_group(int64_t* dest, const i
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6877,6 +7190,7 @@ ISHMEM_HD inline void ishmemx_uint8_put_signal_work_group(uint8_t* dest, const u
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6903,6 +7217,7 @@ ISHMEM_HD inline void ishmemx_uint16_put_signal_work_group(uint16_t* dest, const
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6929,6 +7244,7 @@ ISHMEM_HD inline void ishmemx_uint32_put_signal_work_group(uint32_t* dest, const
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6955,6 +7271,7 @@ ISHMEM_HD inline void ishmemx_uint64_put_signal_work_group(uint64_t* dest, const
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -6981,6 +7298,7 @@ ISHMEM_HD inline void ishmemx_size_put_signal_work_group(size_t* dest, const siz
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7007,6 +7325,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_put_signal_work_group(ptrdiff_t* dest, con
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7033,6 +7352,7 @@ ISHMEM_HD inline void ishmemx_put8_signal_work_group(void* dest, const void* sou
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7059,6 +7379,7 @@ ISHMEM_HD inline void ishmemx_put16_signal_work_group(void* dest, const void* so
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7085,6 +7406,7 @@ ISHMEM_HD inline void ishmemx_put32_signal_work_group(void* dest, const void* so
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7111,6 +7433,7 @@ ISHMEM_HD inline void ishmemx_put64_signal_work_group(void* dest, const void* so
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7137,6 +7460,7 @@ ISHMEM_HD inline void ishmemx_put128_signal_work_group(void* dest, const void* s
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7163,6 +7487,7 @@ ISHMEM_HD inline void ishmemx_putmem_signal_work_group(void* dest, const void* s
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7203,6 +7528,7 @@ ISHMEM_HD inline void ishmemx_put_signal_work_group(T* dest, const T* source, si
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_work_group<T>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7230,6 +7556,7 @@ ISHMEM_HD inline void ishmemx_float_put_signal_nbi_work_group(float* dest, const
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<float>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7256,6 +7583,7 @@ ISHMEM_HD inline void ishmemx_double_put_signal_nbi_work_group(double* dest, con
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<double>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7282,6 +7610,7 @@ ISHMEM_HD inline void ishmemx_char_put_signal_nbi_work_group(char* dest, const c
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7308,6 +7637,7 @@ ISHMEM_HD inline void ishmemx_schar_put_signal_nbi_work_group(signed char* dest,
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7334,6 +7664,7 @@ ISHMEM_HD inline void ishmemx_short_put_signal_nbi_work_group(short* dest, const
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7360,6 +7691,7 @@ ISHMEM_HD inline void ishmemx_int_put_signal_nbi_work_group(int* dest, const int
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7386,6 +7718,7 @@ ISHMEM_HD inline void ishmemx_long_put_signal_nbi_work_group(long* dest, const l
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7412,6 +7745,7 @@ ISHMEM_HD inline void ishmemx_longlong_put_signal_nbi_work_group(long long* dest
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7438,6 +7772,7 @@ ISHMEM_HD inline void ishmemx_uchar_put_signal_nbi_work_group(unsigned char* des
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7464,6 +7799,7 @@ ISHMEM_HD inline void ishmemx_ushort_put_signal_nbi_work_group(unsigned short* d
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7490,6 +7826,7 @@ ISHMEM_HD inline void ishmemx_uint_put_signal_nbi_work_group(unsigned int* dest,
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7516,6 +7853,7 @@ ISHMEM_HD inline void ishmemx_ulong_put_signal_nbi_work_group(unsigned long* des
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7542,6 +7880,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_put_signal_nbi_work_group(unsigned long 
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7568,6 +7907,7 @@ ISHMEM_HD inline void ishmemx_int8_put_signal_nbi_work_group(int8_t* dest, const
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7594,6 +7934,7 @@ ISHMEM_HD inline void ishmemx_int16_put_signal_nbi_work_group(int16_t* dest, con
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7620,6 +7961,7 @@ ISHMEM_HD inline void ishmemx_int32_put_signal_nbi_work_group(int32_t* dest, con
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7646,6 +7988,7 @@ ISHMEM_HD inline void ishmemx_int64_put_signal_nbi_work_group(int64_t* dest, con
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7672,6 +8015,7 @@ ISHMEM_HD inline void ishmemx_uint8_put_signal_nbi_work_group(uint8_t* dest, con
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7698,6 +8042,7 @@ ISHMEM_HD inline void ishmemx_uint16_put_signal_nbi_work_group(uint16_t* dest, c
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7724,6 +8069,7 @@ ISHMEM_HD inline void ishmemx_uint32_put_signal_nbi_work_group(uint32_t* dest, c
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7750,6 +8096,7 @@ ISHMEM_HD inline void ishmemx_uint64_put_signal_nbi_work_group(uint64_t* dest, c
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7776,6 +8123,7 @@ ISHMEM_HD inline void ishmemx_size_put_signal_nbi_work_group(size_t* dest, const
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7802,6 +8150,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_put_signal_nbi_work_group(ptrdiff_t* dest,
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7828,6 +8177,7 @@ ISHMEM_HD inline void ishmemx_put8_signal_nbi_work_group(void* dest, const void*
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7854,6 +8204,7 @@ ISHMEM_HD inline void ishmemx_put16_signal_nbi_work_group(void* dest, const void
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7880,6 +8231,7 @@ ISHMEM_HD inline void ishmemx_put32_signal_nbi_work_group(void* dest, const void
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7906,6 +8258,7 @@ ISHMEM_HD inline void ishmemx_put64_signal_nbi_work_group(void* dest, const void
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7932,6 +8285,7 @@ ISHMEM_HD inline void ishmemx_put128_signal_nbi_work_group(void* dest, const voi
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7958,6 +8312,7 @@ ISHMEM_HD inline void ishmemx_putmem_signal_nbi_work_group(void* dest, const voi
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -7998,6 +8353,7 @@ ISHMEM_HD inline void ishmemx_put_signal_nbi_work_group(T* dest, const T* source
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_sig_op(fn, sig_op);
         ishmemi::dev::check_pe(fn, pe);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::put_signal_nbi_work_group<T>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 #else
@@ -8055,6 +8411,7 @@ ISHMEM_HD inline void ishmemx_int_wait(int* ivar, int cmp_value) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait<int>(ivar, cmp_value);
 }
@@ -8064,6 +8421,7 @@ ISHMEM_HD inline void ishmemx_long_wait(long* ivar, long cmp_value) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait<long>(ivar, cmp_value);
 }
@@ -8073,6 +8431,7 @@ ISHMEM_HD inline void ishmemx_longlong_wait(long long* ivar, long long cmp_value
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait<long long>(ivar, cmp_value);
 }
@@ -8082,6 +8441,7 @@ ISHMEM_HD inline void ishmemx_uint_wait(unsigned int* ivar, unsigned int cmp_val
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait<unsigned int>(ivar, cmp_value);
 }
@@ -8091,6 +8451,7 @@ ISHMEM_HD inline void ishmemx_ulong_wait(unsigned long* ivar, unsigned long cmp_
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait<unsigned long>(ivar, cmp_value);
 }
@@ -8100,6 +8461,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_wait(unsigned long long* ivar, unsigned 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait<unsigned long long>(ivar, cmp_value);
 }
@@ -8109,6 +8471,7 @@ ISHMEM_HD inline void ishmemx_int32_wait(int32_t* ivar, int32_t cmp_value) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait<int32_t>(ivar, cmp_value);
 }
@@ -8118,6 +8481,7 @@ ISHMEM_HD inline void ishmemx_int64_wait(int64_t* ivar, int64_t cmp_value) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait<int64_t>(ivar, cmp_value);
 }
@@ -8127,6 +8491,7 @@ ISHMEM_HD inline void ishmemx_uint32_wait(uint32_t* ivar, uint32_t cmp_value) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait<uint32_t>(ivar, cmp_value);
 }
@@ -8136,6 +8501,7 @@ ISHMEM_HD inline void ishmemx_uint64_wait(uint64_t* ivar, uint64_t cmp_value) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait<uint64_t>(ivar, cmp_value);
 }
@@ -8145,6 +8511,7 @@ ISHMEM_HD inline void ishmemx_size_wait(size_t* ivar, size_t cmp_value) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait<size_t>(ivar, cmp_value);
 }
@@ -8154,6 +8521,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_wait(ptrdiff_t* ivar, ptrdiff_t cmp_value)
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait<ptrdiff_t>(ivar, cmp_value);
 }
@@ -8281,6 +8649,7 @@ ISHMEM_HD inline void ishmemx_int_wait_until_work_group(int* ivar, int cmp, int 
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_work_group<int>(ivar, cmp, cmp_value, group);
 #else
@@ -8301,6 +8670,7 @@ ISHMEM_HD inline void ishmemx_long_wait_until_work_group(long* ivar, int cmp, lo
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_work_group<long>(ivar, cmp, cmp_value, group);
 #else
@@ -8321,6 +8691,7 @@ ISHMEM_HD inline void ishmemx_longlong_wait_until_work_group(long long* ivar, in
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_work_group<long long>(ivar, cmp, cmp_value, group);
 #else
@@ -8341,6 +8712,7 @@ ISHMEM_HD inline void ishmemx_uint_wait_until_work_group(unsigned int* ivar, int
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_work_group<unsigned int>(ivar, cmp, cmp_value, group);
 #else
@@ -8361,6 +8733,7 @@ ISHMEM_HD inline void ishmemx_ulong_wait_until_work_group(unsigned long* ivar, i
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_work_group<unsigned long>(ivar, cmp, cmp_value, group);
 #else
@@ -8381,6 +8754,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_wait_until_work_group(unsigned long long
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_work_group<unsigned long long>(ivar, cmp, cmp_value, group);
 #else
@@ -8401,6 +8775,7 @@ ISHMEM_HD inline void ishmemx_int32_wait_until_work_group(int32_t* ivar, int cmp
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_work_group<int32_t>(ivar, cmp, cmp_value, group);
 #else
@@ -8421,6 +8796,7 @@ ISHMEM_HD inline void ishmemx_int64_wait_until_work_group(int64_t* ivar, int cmp
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_work_group<int64_t>(ivar, cmp, cmp_value, group);
 #else
@@ -8441,6 +8817,7 @@ ISHMEM_HD inline void ishmemx_uint32_wait_until_work_group(uint32_t* ivar, int c
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_work_group<uint32_t>(ivar, cmp, cmp_value, group);
 #else
@@ -8461,6 +8838,7 @@ ISHMEM_HD inline void ishmemx_uint64_wait_until_work_group(uint64_t* ivar, int c
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_work_group<uint64_t>(ivar, cmp, cmp_value, group);
 #else
@@ -8481,6 +8859,7 @@ ISHMEM_HD inline void ishmemx_size_wait_until_work_group(size_t* ivar, int cmp, 
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_work_group<size_t>(ivar, cmp, cmp_value, group);
 #else
@@ -8501,6 +8880,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_wait_until_work_group(ptrdiff_t* ivar, int
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_work_group<ptrdiff_t>(ivar, cmp, cmp_value, group);
 #else
@@ -8532,6 +8912,7 @@ ISHMEM_HD inline void ishmemx_wait_until_work_group(T* ivar, int cmp, std::type_
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_work_group<T>(ivar, cmp, cmp_value, group);
 #else
@@ -8554,6 +8935,7 @@ ISHMEM_HD inline void ishmemx_int_wait_until_all_work_group(int* ivars, size_t n
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8576,6 +8958,7 @@ ISHMEM_HD inline void ishmemx_long_wait_until_all_work_group(long* ivars, size_t
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8598,6 +8981,7 @@ ISHMEM_HD inline void ishmemx_longlong_wait_until_all_work_group(long long* ivar
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8620,6 +9004,7 @@ ISHMEM_HD inline void ishmemx_uint_wait_until_all_work_group(unsigned int* ivars
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8642,6 +9027,7 @@ ISHMEM_HD inline void ishmemx_ulong_wait_until_all_work_group(unsigned long* iva
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8664,6 +9050,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_wait_until_all_work_group(unsigned long 
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8686,6 +9073,7 @@ ISHMEM_HD inline void ishmemx_int32_wait_until_all_work_group(int32_t* ivars, si
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8708,6 +9096,7 @@ ISHMEM_HD inline void ishmemx_int64_wait_until_all_work_group(int64_t* ivars, si
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8730,6 +9119,7 @@ ISHMEM_HD inline void ishmemx_uint32_wait_until_all_work_group(uint32_t* ivars, 
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8752,6 +9142,7 @@ ISHMEM_HD inline void ishmemx_uint64_wait_until_all_work_group(uint64_t* ivars, 
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8774,6 +9165,7 @@ ISHMEM_HD inline void ishmemx_size_wait_until_all_work_group(size_t* ivars, size
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8796,6 +9188,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_wait_until_all_work_group(ptrdiff_t* ivars
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8830,6 +9223,7 @@ ISHMEM_HD inline void ishmemx_wait_until_all_work_group(T* ivars, size_t nelems,
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8853,6 +9247,7 @@ ISHMEM_HD inline size_t ishmemx_int_wait_until_any_work_group(int* ivars, size_t
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8875,6 +9270,7 @@ ISHMEM_HD inline size_t ishmemx_long_wait_until_any_work_group(long* ivars, size
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8897,6 +9293,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_wait_until_any_work_group(long long* iv
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8919,6 +9316,7 @@ ISHMEM_HD inline size_t ishmemx_uint_wait_until_any_work_group(unsigned int* iva
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8941,6 +9339,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_wait_until_any_work_group(unsigned long* i
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8963,6 +9362,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_wait_until_any_work_group(unsigned lon
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8985,6 +9385,7 @@ ISHMEM_HD inline size_t ishmemx_int32_wait_until_any_work_group(int32_t* ivars, 
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9007,6 +9408,7 @@ ISHMEM_HD inline size_t ishmemx_int64_wait_until_any_work_group(int64_t* ivars, 
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9029,6 +9431,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_wait_until_any_work_group(uint32_t* ivars
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9051,6 +9454,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_wait_until_any_work_group(uint64_t* ivars
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9073,6 +9477,7 @@ ISHMEM_HD inline size_t ishmemx_size_wait_until_any_work_group(size_t* ivars, si
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9095,6 +9500,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_any_work_group(ptrdiff_t* iva
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9130,6 +9536,7 @@ ISHMEM_HD inline size_t ishmemx_wait_until_any_work_group(T* ivars, size_t nelem
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9154,6 +9561,7 @@ ISHMEM_HD inline size_t ishmemx_int_wait_until_some_work_group(int* ivars, size_
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -9178,6 +9586,7 @@ ISHMEM_HD inline size_t ishmemx_long_wait_until_some_work_group(long* ivars, siz
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -9202,6 +9611,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_wait_until_some_work_group(long long* i
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -9226,6 +9636,7 @@ ISHMEM_HD inline size_t ishmemx_uint_wait_until_some_work_group(unsigned int* iv
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -9250,6 +9661,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_wait_until_some_work_group(unsigned long* 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -9274,6 +9686,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_wait_until_some_work_group(unsigned lo
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -9298,6 +9711,7 @@ ISHMEM_HD inline size_t ishmemx_int32_wait_until_some_work_group(int32_t* ivars,
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -9322,6 +9736,7 @@ ISHMEM_HD inline size_t ishmemx_int64_wait_until_some_work_group(int64_t* ivars,
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -9346,6 +9761,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_wait_until_some_work_group(uint32_t* ivar
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -9370,6 +9786,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_wait_until_some_work_group(uint64_t* ivar
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -9394,6 +9811,7 @@ ISHMEM_HD inline size_t ishmemx_size_wait_until_some_work_group(size_t* ivars, s
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -9418,6 +9836,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_some_work_group(ptrdiff_t* iv
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -9456,6 +9875,7 @@ ISHMEM_HD inline size_t ishmemx_wait_until_some_work_group(T* ivars, size_t nele
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -9481,6 +9901,7 @@ ISHMEM_HD inline void ishmemx_int_wait_until_all_vector_work_group(int* ivars, s
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9505,6 +9926,7 @@ ISHMEM_HD inline void ishmemx_long_wait_until_all_vector_work_group(long* ivars,
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9529,6 +9951,7 @@ ISHMEM_HD inline void ishmemx_longlong_wait_until_all_vector_work_group(long lon
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9553,6 +9976,7 @@ ISHMEM_HD inline void ishmemx_uint_wait_until_all_vector_work_group(unsigned int
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9577,6 +10001,7 @@ ISHMEM_HD inline void ishmemx_ulong_wait_until_all_vector_work_group(unsigned lo
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9601,6 +10026,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_wait_until_all_vector_work_group(unsigne
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9625,6 +10051,7 @@ ISHMEM_HD inline void ishmemx_int32_wait_until_all_vector_work_group(int32_t* iv
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9649,6 +10076,7 @@ ISHMEM_HD inline void ishmemx_int64_wait_until_all_vector_work_group(int64_t* iv
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9673,6 +10101,7 @@ ISHMEM_HD inline void ishmemx_uint32_wait_until_all_vector_work_group(uint32_t* 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9697,6 +10126,7 @@ ISHMEM_HD inline void ishmemx_uint64_wait_until_all_vector_work_group(uint64_t* 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9721,6 +10151,7 @@ ISHMEM_HD inline void ishmemx_size_wait_until_all_vector_work_group(size_t* ivar
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9745,6 +10176,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_wait_until_all_vector_work_group(ptrdiff_t
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9782,6 +10214,7 @@ ISHMEM_HD inline void ishmemx_wait_until_all_vector_work_group(T* ivars, size_t 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_until_all_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9807,6 +10240,7 @@ ISHMEM_HD inline size_t ishmemx_int_wait_until_any_vector_work_group(int* ivars,
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9831,6 +10265,7 @@ ISHMEM_HD inline size_t ishmemx_long_wait_until_any_vector_work_group(long* ivar
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9855,6 +10290,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_wait_until_any_vector_work_group(long l
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9879,6 +10315,7 @@ ISHMEM_HD inline size_t ishmemx_uint_wait_until_any_vector_work_group(unsigned i
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9903,6 +10340,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_wait_until_any_vector_work_group(unsigned 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9927,6 +10365,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_wait_until_any_vector_work_group(unsig
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9951,6 +10390,7 @@ ISHMEM_HD inline size_t ishmemx_int32_wait_until_any_vector_work_group(int32_t* 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9975,6 +10415,7 @@ ISHMEM_HD inline size_t ishmemx_int64_wait_until_any_vector_work_group(int64_t* 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -9999,6 +10440,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_wait_until_any_vector_work_group(uint32_t
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -10023,6 +10465,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_wait_until_any_vector_work_group(uint64_t
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -10047,6 +10490,7 @@ ISHMEM_HD inline size_t ishmemx_size_wait_until_any_vector_work_group(size_t* iv
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -10071,6 +10515,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_any_vector_work_group(ptrdiff
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -10109,6 +10554,7 @@ ISHMEM_HD inline size_t ishmemx_wait_until_any_vector_work_group(T* ivars, size_
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_any_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -10135,6 +10581,7 @@ ISHMEM_HD inline size_t ishmemx_int_wait_until_some_vector_work_group(int* ivars
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -10161,6 +10608,7 @@ ISHMEM_HD inline size_t ishmemx_long_wait_until_some_vector_work_group(long* iva
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -10187,6 +10635,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_wait_until_some_vector_work_group(long 
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -10213,6 +10662,7 @@ ISHMEM_HD inline size_t ishmemx_uint_wait_until_some_vector_work_group(unsigned 
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -10239,6 +10689,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_wait_until_some_vector_work_group(unsigned
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -10265,6 +10716,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_wait_until_some_vector_work_group(unsi
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -10291,6 +10743,7 @@ ISHMEM_HD inline size_t ishmemx_int32_wait_until_some_vector_work_group(int32_t*
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -10317,6 +10770,7 @@ ISHMEM_HD inline size_t ishmemx_int64_wait_until_some_vector_work_group(int64_t*
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -10343,6 +10797,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_wait_until_some_vector_work_group(uint32_
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -10369,6 +10824,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_wait_until_some_vector_work_group(uint64_
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -10395,6 +10851,7 @@ ISHMEM_HD inline size_t ishmemx_size_wait_until_some_vector_work_group(size_t* i
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -10421,6 +10878,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_some_vector_work_group(ptrdif
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -10462,6 +10920,7 @@ ISHMEM_HD inline size_t ishmemx_wait_until_some_vector_work_group(T* ivars, size
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::wait_until_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -10486,6 +10945,7 @@ ISHMEM_HD inline int ishmemx_int_test_work_group(int* ivar, int cmp, int cmp_val
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_work_group<int>(ivar, cmp, cmp_value, group);
 #else
@@ -10506,6 +10966,7 @@ ISHMEM_HD inline int ishmemx_long_test_work_group(long* ivar, int cmp, long cmp_
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_work_group<long>(ivar, cmp, cmp_value, group);
 #else
@@ -10526,6 +10987,7 @@ ISHMEM_HD inline int ishmemx_longlong_test_work_group(long long* ivar, int cmp, 
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_work_group<long long>(ivar, cmp, cmp_value, group);
 #else
@@ -10546,6 +11008,7 @@ ISHMEM_HD inline int ishmemx_uint_test_work_group(unsigned int* ivar, int cmp, u
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_work_group<unsigned int>(ivar, cmp, cmp_value, group);
 #else
@@ -10566,6 +11029,7 @@ ISHMEM_HD inline int ishmemx_ulong_test_work_group(unsigned long* ivar, int cmp,
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_work_group<unsigned long>(ivar, cmp, cmp_value, group);
 #else
@@ -10586,6 +11050,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_test_work_group(unsigned long long* ivar,
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_work_group<unsigned long long>(ivar, cmp, cmp_value, group);
 #else
@@ -10606,6 +11071,7 @@ ISHMEM_HD inline int ishmemx_int32_test_work_group(int32_t* ivar, int cmp, int32
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_work_group<int32_t>(ivar, cmp, cmp_value, group);
 #else
@@ -10626,6 +11092,7 @@ ISHMEM_HD inline int ishmemx_int64_test_work_group(int64_t* ivar, int cmp, int64
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_work_group<int64_t>(ivar, cmp, cmp_value, group);
 #else
@@ -10646,6 +11113,7 @@ ISHMEM_HD inline int ishmemx_uint32_test_work_group(uint32_t* ivar, int cmp, uin
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_work_group<uint32_t>(ivar, cmp, cmp_value, group);
 #else
@@ -10666,6 +11134,7 @@ ISHMEM_HD inline int ishmemx_uint64_test_work_group(uint64_t* ivar, int cmp, uin
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_work_group<uint64_t>(ivar, cmp, cmp_value, group);
 #else
@@ -10686,6 +11155,7 @@ ISHMEM_HD inline int ishmemx_size_test_work_group(size_t* ivar, int cmp, size_t 
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_work_group<size_t>(ivar, cmp, cmp_value, group);
 #else
@@ -10706,6 +11176,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_test_work_group(ptrdiff_t* ivar, int cmp, p
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_work_group<ptrdiff_t>(ivar, cmp, cmp_value, group);
 #else
@@ -10727,6 +11198,7 @@ ISHMEM_HD inline int ishmemx_test_work_group(T* ivar, int cmp, std::type_identit
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_work_group<T>(ivar, cmp, cmp_value, group);
 #else
@@ -10749,6 +11221,7 @@ ISHMEM_HD inline int ishmemx_int_test_all_work_group(int* ivars, size_t nelems, 
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -10771,6 +11244,7 @@ ISHMEM_HD inline int ishmemx_long_test_all_work_group(long* ivars, size_t nelems
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -10793,6 +11267,7 @@ ISHMEM_HD inline int ishmemx_longlong_test_all_work_group(long long* ivars, size
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -10815,6 +11290,7 @@ ISHMEM_HD inline int ishmemx_uint_test_all_work_group(unsigned int* ivars, size_
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -10837,6 +11313,7 @@ ISHMEM_HD inline int ishmemx_ulong_test_all_work_group(unsigned long* ivars, siz
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -10859,6 +11336,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_test_all_work_group(unsigned long long* i
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -10881,6 +11359,7 @@ ISHMEM_HD inline int ishmemx_int32_test_all_work_group(int32_t* ivars, size_t ne
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -10903,6 +11382,7 @@ ISHMEM_HD inline int ishmemx_int64_test_all_work_group(int64_t* ivars, size_t ne
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -10925,6 +11405,7 @@ ISHMEM_HD inline int ishmemx_uint32_test_all_work_group(uint32_t* ivars, size_t 
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -10947,6 +11428,7 @@ ISHMEM_HD inline int ishmemx_uint64_test_all_work_group(uint64_t* ivars, size_t 
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -10969,6 +11451,7 @@ ISHMEM_HD inline int ishmemx_size_test_all_work_group(size_t* ivars, size_t nele
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -10991,6 +11474,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_test_all_work_group(ptrdiff_t* ivars, size_
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -11014,6 +11498,7 @@ ISHMEM_HD inline int ishmemx_test_all_work_group(T* ivars, size_t nelems, const 
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -11037,6 +11522,7 @@ ISHMEM_HD inline size_t ishmemx_int_test_any_work_group(int* ivars, size_t nelem
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -11059,6 +11545,7 @@ ISHMEM_HD inline size_t ishmemx_long_test_any_work_group(long* ivars, size_t nel
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -11081,6 +11568,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_test_any_work_group(long long* ivars, s
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -11103,6 +11591,7 @@ ISHMEM_HD inline size_t ishmemx_uint_test_any_work_group(unsigned int* ivars, si
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -11125,6 +11614,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_test_any_work_group(unsigned long* ivars, 
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -11147,6 +11637,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_test_any_work_group(unsigned long long
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -11169,6 +11660,7 @@ ISHMEM_HD inline size_t ishmemx_int32_test_any_work_group(int32_t* ivars, size_t
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -11191,6 +11683,7 @@ ISHMEM_HD inline size_t ishmemx_int64_test_any_work_group(int64_t* ivars, size_t
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -11213,6 +11706,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_test_any_work_group(uint32_t* ivars, size
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -11235,6 +11729,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_test_any_work_group(uint64_t* ivars, size
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -11257,6 +11752,7 @@ ISHMEM_HD inline size_t ishmemx_size_test_any_work_group(size_t* ivars, size_t n
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -11279,6 +11775,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_test_any_work_group(ptrdiff_t* ivars, si
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -11302,6 +11799,7 @@ ISHMEM_HD inline size_t ishmemx_test_any_work_group(T* ivars, size_t nelems, con
         ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -11326,6 +11824,7 @@ ISHMEM_HD inline size_t ishmemx_int_test_some_work_group(int* ivars, size_t nele
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -11350,6 +11849,7 @@ ISHMEM_HD inline size_t ishmemx_long_test_some_work_group(long* ivars, size_t ne
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -11374,6 +11874,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_test_some_work_group(long long* ivars, 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -11398,6 +11899,7 @@ ISHMEM_HD inline size_t ishmemx_uint_test_some_work_group(unsigned int* ivars, s
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -11422,6 +11924,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_test_some_work_group(unsigned long* ivars,
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -11446,6 +11949,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_test_some_work_group(unsigned long lon
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -11470,6 +11974,7 @@ ISHMEM_HD inline size_t ishmemx_int32_test_some_work_group(int32_t* ivars, size_
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -11494,6 +11999,7 @@ ISHMEM_HD inline size_t ishmemx_int64_test_some_work_group(int64_t* ivars, size_
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -11518,6 +12024,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_test_some_work_group(uint32_t* ivars, siz
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -11542,6 +12049,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_test_some_work_group(uint64_t* ivars, siz
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -11566,6 +12074,7 @@ ISHMEM_HD inline size_t ishmemx_size_test_some_work_group(size_t* ivars, size_t 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -11590,6 +12099,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_test_some_work_group(ptrdiff_t* ivars, s
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -11615,6 +12125,7 @@ ISHMEM_HD inline size_t ishmemx_test_some_work_group(T* ivars, size_t nelems, si
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_value, group);
 #else
@@ -11640,6 +12151,7 @@ ISHMEM_HD inline int ishmemx_int_test_all_vector_work_group(int* ivars, size_t n
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -11664,6 +12176,7 @@ ISHMEM_HD inline int ishmemx_long_test_all_vector_work_group(long* ivars, size_t
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -11688,6 +12201,7 @@ ISHMEM_HD inline int ishmemx_longlong_test_all_vector_work_group(long long* ivar
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -11712,6 +12226,7 @@ ISHMEM_HD inline int ishmemx_uint_test_all_vector_work_group(unsigned int* ivars
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -11736,6 +12251,7 @@ ISHMEM_HD inline int ishmemx_ulong_test_all_vector_work_group(unsigned long* iva
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -11760,6 +12276,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_test_all_vector_work_group(unsigned long 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -11784,6 +12301,7 @@ ISHMEM_HD inline int ishmemx_int32_test_all_vector_work_group(int32_t* ivars, si
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -11808,6 +12326,7 @@ ISHMEM_HD inline int ishmemx_int64_test_all_vector_work_group(int64_t* ivars, si
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -11832,6 +12351,7 @@ ISHMEM_HD inline int ishmemx_uint32_test_all_vector_work_group(uint32_t* ivars, 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -11856,6 +12376,7 @@ ISHMEM_HD inline int ishmemx_uint64_test_all_vector_work_group(uint64_t* ivars, 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -11880,6 +12401,7 @@ ISHMEM_HD inline int ishmemx_size_test_all_vector_work_group(size_t* ivars, size
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -11904,6 +12426,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_test_all_vector_work_group(ptrdiff_t* ivars
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -11929,6 +12452,7 @@ ISHMEM_HD inline int ishmemx_test_all_vector_work_group(T* ivars, size_t nelems,
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_all_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -11954,6 +12478,7 @@ ISHMEM_HD inline size_t ishmemx_int_test_any_vector_work_group(int* ivars, size_
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -11978,6 +12503,7 @@ ISHMEM_HD inline size_t ishmemx_long_test_any_vector_work_group(long* ivars, siz
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -12002,6 +12528,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_test_any_vector_work_group(long long* i
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -12026,6 +12553,7 @@ ISHMEM_HD inline size_t ishmemx_uint_test_any_vector_work_group(unsigned int* iv
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -12050,6 +12578,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_test_any_vector_work_group(unsigned long* 
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -12074,6 +12603,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_test_any_vector_work_group(unsigned lo
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -12098,6 +12628,7 @@ ISHMEM_HD inline size_t ishmemx_int32_test_any_vector_work_group(int32_t* ivars,
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -12122,6 +12653,7 @@ ISHMEM_HD inline size_t ishmemx_int64_test_any_vector_work_group(int64_t* ivars,
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -12146,6 +12678,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_test_any_vector_work_group(uint32_t* ivar
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -12170,6 +12703,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_test_any_vector_work_group(uint64_t* ivar
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -12194,6 +12728,7 @@ ISHMEM_HD inline size_t ishmemx_size_test_any_vector_work_group(size_t* ivars, s
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -12218,6 +12753,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_test_any_vector_work_group(ptrdiff_t* iv
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -12243,6 +12779,7 @@ ISHMEM_HD inline size_t ishmemx_test_any_vector_work_group(T* ivars, size_t nele
         ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_any_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
 #else
@@ -12269,6 +12806,7 @@ ISHMEM_HD inline size_t ishmemx_int_test_some_vector_work_group(int* ivars, size
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -12295,6 +12833,7 @@ ISHMEM_HD inline size_t ishmemx_long_test_some_vector_work_group(long* ivars, si
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -12321,6 +12860,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_test_some_vector_work_group(long long* 
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -12347,6 +12887,7 @@ ISHMEM_HD inline size_t ishmemx_uint_test_some_vector_work_group(unsigned int* i
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -12373,6 +12914,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_test_some_vector_work_group(unsigned long*
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -12399,6 +12941,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_test_some_vector_work_group(unsigned l
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -12425,6 +12968,7 @@ ISHMEM_HD inline size_t ishmemx_int32_test_some_vector_work_group(int32_t* ivars
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -12451,6 +12995,7 @@ ISHMEM_HD inline size_t ishmemx_int64_test_some_vector_work_group(int64_t* ivars
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -12477,6 +13022,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_test_some_vector_work_group(uint32_t* iva
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -12503,6 +13049,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_test_some_vector_work_group(uint64_t* iva
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -12529,6 +13076,7 @@ ISHMEM_HD inline size_t ishmemx_size_test_some_vector_work_group(size_t* ivars, 
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -12555,6 +13103,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_test_some_vector_work_group(ptrdiff_t* i
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -12582,6 +13131,7 @@ ISHMEM_HD inline size_t ishmemx_test_some_vector_work_group(T* ivars, size_t nel
         ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
         ishmemi::dev::check_cmp(fn, cmp);
         ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::test_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_values, group);
 #else
@@ -12606,6 +13156,7 @@ ISHMEM_HD inline uint64_t ishmemx_signal_wait_until_work_group(uint64_t* sig_add
         ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
         ishmemi::dev::check_cmp(fn, cmp);
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::signal_wait_until_work_group(sig_addr, cmp, cmp_value, group);
 #else
@@ -12625,6 +13176,7 @@ ISHMEM_HD inline void ishmemx_int_wait_work_group(int* ivar, int cmp_value, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_work_group<int>(ivar, cmp_value, group);
 #else
@@ -12643,6 +13195,7 @@ ISHMEM_HD inline void ishmemx_long_wait_work_group(long* ivar, long cmp_value, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_work_group<long>(ivar, cmp_value, group);
 #else
@@ -12661,6 +13214,7 @@ ISHMEM_HD inline void ishmemx_longlong_wait_work_group(long long* ivar, long lon
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_work_group<long long>(ivar, cmp_value, group);
 #else
@@ -12679,6 +13233,7 @@ ISHMEM_HD inline void ishmemx_uint_wait_work_group(unsigned int* ivar, unsigned 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_work_group<unsigned int>(ivar, cmp_value, group);
 #else
@@ -12697,6 +13252,7 @@ ISHMEM_HD inline void ishmemx_ulong_wait_work_group(unsigned long* ivar, unsigne
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_work_group<unsigned long>(ivar, cmp_value, group);
 #else
@@ -12715,6 +13271,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_wait_work_group(unsigned long long* ivar
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_work_group<unsigned long long>(ivar, cmp_value, group);
 #else
@@ -12733,6 +13290,7 @@ ISHMEM_HD inline void ishmemx_int32_wait_work_group(int32_t* ivar, int32_t cmp_v
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_work_group<int32_t>(ivar, cmp_value, group);
 #else
@@ -12751,6 +13309,7 @@ ISHMEM_HD inline void ishmemx_int64_wait_work_group(int64_t* ivar, int64_t cmp_v
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_work_group<int64_t>(ivar, cmp_value, group);
 #else
@@ -12769,6 +13328,7 @@ ISHMEM_HD inline void ishmemx_uint32_wait_work_group(uint32_t* ivar, uint32_t cm
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_work_group<uint32_t>(ivar, cmp_value, group);
 #else
@@ -12787,6 +13347,7 @@ ISHMEM_HD inline void ishmemx_uint64_wait_work_group(uint64_t* ivar, uint64_t cm
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_work_group<uint64_t>(ivar, cmp_value, group);
 #else
@@ -12805,6 +13366,7 @@ ISHMEM_HD inline void ishmemx_size_wait_work_group(size_t* ivar, size_t cmp_valu
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_work_group<size_t>(ivar, cmp_value, group);
 #else
@@ -12823,6 +13385,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_wait_work_group(ptrdiff_t* ivar, ptrdiff_t
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_work_group<ptrdiff_t>(ivar, cmp_value, group);
 #else
@@ -12842,6 +13405,7 @@ ISHMEM_HD inline void ishmemx_wait(T* ivar, std::type_identity_t<T> cmp_value) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait<T>(ivar, cmp_value);
 #else
@@ -12871,6 +13435,7 @@ ISHMEM_HD inline void ishmemx_wait_work_group(T* ivar, std::type_identity_t<T> c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
         ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     ishmemi::dev::wait_work_group<T>(ivar, cmp_value, group);
 #else
@@ -13563,6 +14128,7 @@ ISHMEM_HD inline int ishmemx_float_alltoall_work_group(float* dest, const float*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<float>(team, dest, source, nelems, group);
 #else
@@ -13582,6 +14148,7 @@ ISHMEM_HD inline int ishmemx_float_alltoall_work_group(ishmem_team_t team, float
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<float>(team, dest, source, nelems, group);
@@ -13603,6 +14170,7 @@ ISHMEM_HD inline int ishmemx_double_alltoall_work_group(double* dest, const doub
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<double>(team, dest, source, nelems, group);
 #else
@@ -13622,6 +14190,7 @@ ISHMEM_HD inline int ishmemx_double_alltoall_work_group(ishmem_team_t team, doub
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<double>(team, dest, source, nelems, group);
@@ -13643,6 +14212,7 @@ ISHMEM_HD inline int ishmemx_char_alltoall_work_group(char* dest, const char* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<char>(team, dest, source, nelems, group);
 #else
@@ -13662,6 +14232,7 @@ ISHMEM_HD inline int ishmemx_char_alltoall_work_group(ishmem_team_t team, char* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<char>(team, dest, source, nelems, group);
@@ -13683,6 +14254,7 @@ ISHMEM_HD inline int ishmemx_schar_alltoall_work_group(signed char* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<signed char>(team, dest, source, nelems, group);
 #else
@@ -13702,6 +14274,7 @@ ISHMEM_HD inline int ishmemx_schar_alltoall_work_group(ishmem_team_t team, signe
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<signed char>(team, dest, source, nelems, group);
@@ -13723,6 +14296,7 @@ ISHMEM_HD inline int ishmemx_short_alltoall_work_group(short* dest, const short*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<short>(team, dest, source, nelems, group);
 #else
@@ -13742,6 +14316,7 @@ ISHMEM_HD inline int ishmemx_short_alltoall_work_group(ishmem_team_t team, short
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<short>(team, dest, source, nelems, group);
@@ -13763,6 +14338,7 @@ ISHMEM_HD inline int ishmemx_int_alltoall_work_group(int* dest, const int* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<int>(team, dest, source, nelems, group);
 #else
@@ -13782,6 +14358,7 @@ ISHMEM_HD inline int ishmemx_int_alltoall_work_group(ishmem_team_t team, int* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<int>(team, dest, source, nelems, group);
@@ -13803,6 +14380,7 @@ ISHMEM_HD inline int ishmemx_long_alltoall_work_group(long* dest, const long* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<long>(team, dest, source, nelems, group);
 #else
@@ -13822,6 +14400,7 @@ ISHMEM_HD inline int ishmemx_long_alltoall_work_group(ishmem_team_t team, long* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<long>(team, dest, source, nelems, group);
@@ -13843,6 +14422,7 @@ ISHMEM_HD inline int ishmemx_longlong_alltoall_work_group(long long* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<long long>(team, dest, source, nelems, group);
 #else
@@ -13862,6 +14442,7 @@ ISHMEM_HD inline int ishmemx_longlong_alltoall_work_group(ishmem_team_t team, lo
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<long long>(team, dest, source, nelems, group);
@@ -13883,6 +14464,7 @@ ISHMEM_HD inline int ishmemx_uchar_alltoall_work_group(unsigned char* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<unsigned char>(team, dest, source, nelems, group);
 #else
@@ -13902,6 +14484,7 @@ ISHMEM_HD inline int ishmemx_uchar_alltoall_work_group(ishmem_team_t team, unsig
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<unsigned char>(team, dest, source, nelems, group);
@@ -13923,6 +14506,7 @@ ISHMEM_HD inline int ishmemx_ushort_alltoall_work_group(unsigned short* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<unsigned short>(team, dest, source, nelems, group);
 #else
@@ -13942,6 +14526,7 @@ ISHMEM_HD inline int ishmemx_ushort_alltoall_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<unsigned short>(team, dest, source, nelems, group);
@@ -13963,6 +14548,7 @@ ISHMEM_HD inline int ishmemx_uint_alltoall_work_group(unsigned int* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<unsigned int>(team, dest, source, nelems, group);
 #else
@@ -13982,6 +14568,7 @@ ISHMEM_HD inline int ishmemx_uint_alltoall_work_group(ishmem_team_t team, unsign
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<unsigned int>(team, dest, source, nelems, group);
@@ -14003,6 +14590,7 @@ ISHMEM_HD inline int ishmemx_ulong_alltoall_work_group(unsigned long* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<unsigned long>(team, dest, source, nelems, group);
 #else
@@ -14022,6 +14610,7 @@ ISHMEM_HD inline int ishmemx_ulong_alltoall_work_group(ishmem_team_t team, unsig
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<unsigned long>(team, dest, source, nelems, group);
@@ -14043,6 +14632,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_alltoall_work_group(unsigned long long* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<unsigned long long>(team, dest, source, nelems, group);
 #else
@@ -14062,6 +14652,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_alltoall_work_group(ishmem_team_t team, u
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<unsigned long long>(team, dest, source, nelems, group);
@@ -14083,6 +14674,7 @@ ISHMEM_HD inline int ishmemx_int8_alltoall_work_group(int8_t* dest, const int8_t
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<int8_t>(team, dest, source, nelems, group);
 #else
@@ -14102,6 +14694,7 @@ ISHMEM_HD inline int ishmemx_int8_alltoall_work_group(ishmem_team_t team, int8_t
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<int8_t>(team, dest, source, nelems, group);
@@ -14123,6 +14716,7 @@ ISHMEM_HD inline int ishmemx_int16_alltoall_work_group(int16_t* dest, const int1
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<int16_t>(team, dest, source, nelems, group);
 #else
@@ -14142,6 +14736,7 @@ ISHMEM_HD inline int ishmemx_int16_alltoall_work_group(ishmem_team_t team, int16
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<int16_t>(team, dest, source, nelems, group);
@@ -14163,6 +14758,7 @@ ISHMEM_HD inline int ishmemx_int32_alltoall_work_group(int32_t* dest, const int3
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<int32_t>(team, dest, source, nelems, group);
 #else
@@ -14182,6 +14778,7 @@ ISHMEM_HD inline int ishmemx_int32_alltoall_work_group(ishmem_team_t team, int32
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<int32_t>(team, dest, source, nelems, group);
@@ -14203,6 +14800,7 @@ ISHMEM_HD inline int ishmemx_int64_alltoall_work_group(int64_t* dest, const int6
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<int64_t>(team, dest, source, nelems, group);
 #else
@@ -14222,6 +14820,7 @@ ISHMEM_HD inline int ishmemx_int64_alltoall_work_group(ishmem_team_t team, int64
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<int64_t>(team, dest, source, nelems, group);
@@ -14243,6 +14842,7 @@ ISHMEM_HD inline int ishmemx_uint8_alltoall_work_group(uint8_t* dest, const uint
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<uint8_t>(team, dest, source, nelems, group);
 #else
@@ -14262,6 +14862,7 @@ ISHMEM_HD inline int ishmemx_uint8_alltoall_work_group(ishmem_team_t team, uint8
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<uint8_t>(team, dest, source, nelems, group);
@@ -14283,6 +14884,7 @@ ISHMEM_HD inline int ishmemx_uint16_alltoall_work_group(uint16_t* dest, const ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<uint16_t>(team, dest, source, nelems, group);
 #else
@@ -14302,6 +14904,7 @@ ISHMEM_HD inline int ishmemx_uint16_alltoall_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<uint16_t>(team, dest, source, nelems, group);
@@ -14323,6 +14926,7 @@ ISHMEM_HD inline int ishmemx_uint32_alltoall_work_group(uint32_t* dest, const ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<uint32_t>(team, dest, source, nelems, group);
 #else
@@ -14342,6 +14946,7 @@ ISHMEM_HD inline int ishmemx_uint32_alltoall_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<uint32_t>(team, dest, source, nelems, group);
@@ -14363,6 +14968,7 @@ ISHMEM_HD inline int ishmemx_uint64_alltoall_work_group(uint64_t* dest, const ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<uint64_t>(team, dest, source, nelems, group);
 #else
@@ -14382,6 +14988,7 @@ ISHMEM_HD inline int ishmemx_uint64_alltoall_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<uint64_t>(team, dest, source, nelems, group);
@@ -14403,6 +15010,7 @@ ISHMEM_HD inline int ishmemx_size_alltoall_work_group(size_t* dest, const size_t
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<size_t>(team, dest, source, nelems, group);
 #else
@@ -14422,6 +15030,7 @@ ISHMEM_HD inline int ishmemx_size_alltoall_work_group(ishmem_team_t team, size_t
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<size_t>(team, dest, source, nelems, group);
@@ -14443,6 +15052,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_alltoall_work_group(ptrdiff_t* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 #else
@@ -14462,6 +15072,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_alltoall_work_group(ishmem_team_t team, ptr
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<ptrdiff_t>(team, dest, source, nelems, group);
@@ -14483,6 +15094,7 @@ ISHMEM_HD inline int ishmemx_alltoallmem_work_group(void* dest, const void* sour
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 #else
@@ -14502,6 +15114,7 @@ ISHMEM_HD inline int ishmemx_alltoallmem_work_group(ishmem_team_t team, void* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
@@ -14546,6 +15159,7 @@ ISHMEM_HD inline int ishmemx_alltoall_work_group(T* dest, const T* source, size_
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::alltoall_work_group<T>(team, dest, source, nelems, group);
 #else
@@ -14567,6 +15181,7 @@ ISHMEM_HD inline int ishmemx_alltoall_work_group(ishmem_team_t team, T* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<T>(team, dest, source, nelems, group);
@@ -14613,6 +15228,7 @@ ISHMEM_HD inline int ishmemx_float_broadcast_work_group(float* dest, const float
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<float>(team, dest, source, nelems, PE_root, group);
@@ -14634,6 +15250,7 @@ ISHMEM_HD inline int ishmemx_float_broadcast_work_group(ishmem_team_t team, floa
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<float>(team, dest, source, nelems, PE_root, group);
@@ -14655,6 +15272,7 @@ ISHMEM_HD inline int ishmemx_double_broadcast_work_group(double* dest, const dou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<double>(team, dest, source, nelems, PE_root, group);
@@ -14676,6 +15294,7 @@ ISHMEM_HD inline int ishmemx_double_broadcast_work_group(ishmem_team_t team, dou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<double>(team, dest, source, nelems, PE_root, group);
@@ -14697,6 +15316,7 @@ ISHMEM_HD inline int ishmemx_char_broadcast_work_group(char* dest, const char* s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<char>(team, dest, source, nelems, PE_root, group);
@@ -14718,6 +15338,7 @@ ISHMEM_HD inline int ishmemx_char_broadcast_work_group(ishmem_team_t team, char*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<char>(team, dest, source, nelems, PE_root, group);
@@ -14739,6 +15360,7 @@ ISHMEM_HD inline int ishmemx_schar_broadcast_work_group(signed char* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<signed char>(team, dest, source, nelems, PE_root, group);
@@ -14760,6 +15382,7 @@ ISHMEM_HD inline int ishmemx_schar_broadcast_work_group(ishmem_team_t team, sign
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<signed char>(team, dest, source, nelems, PE_root, group);
@@ -14781,6 +15404,7 @@ ISHMEM_HD inline int ishmemx_short_broadcast_work_group(short* dest, const short
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<short>(team, dest, source, nelems, PE_root, group);
@@ -14802,6 +15426,7 @@ ISHMEM_HD inline int ishmemx_short_broadcast_work_group(ishmem_team_t team, shor
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<short>(team, dest, source, nelems, PE_root, group);
@@ -14823,6 +15448,7 @@ ISHMEM_HD inline int ishmemx_int_broadcast_work_group(int* dest, const int* sour
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int>(team, dest, source, nelems, PE_root, group);
@@ -14844,6 +15470,7 @@ ISHMEM_HD inline int ishmemx_int_broadcast_work_group(ishmem_team_t team, int* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int>(team, dest, source, nelems, PE_root, group);
@@ -14865,6 +15492,7 @@ ISHMEM_HD inline int ishmemx_long_broadcast_work_group(long* dest, const long* s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<long>(team, dest, source, nelems, PE_root, group);
@@ -14886,6 +15514,7 @@ ISHMEM_HD inline int ishmemx_long_broadcast_work_group(ishmem_team_t team, long*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<long>(team, dest, source, nelems, PE_root, group);
@@ -14907,6 +15536,7 @@ ISHMEM_HD inline int ishmemx_longlong_broadcast_work_group(long long* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<long long>(team, dest, source, nelems, PE_root, group);
@@ -14928,6 +15558,7 @@ ISHMEM_HD inline int ishmemx_longlong_broadcast_work_group(ishmem_team_t team, l
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<long long>(team, dest, source, nelems, PE_root, group);
@@ -14949,6 +15580,7 @@ ISHMEM_HD inline int ishmemx_uchar_broadcast_work_group(unsigned char* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned char>(team, dest, source, nelems, PE_root, group);
@@ -14970,6 +15602,7 @@ ISHMEM_HD inline int ishmemx_uchar_broadcast_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned char>(team, dest, source, nelems, PE_root, group);
@@ -14991,6 +15624,7 @@ ISHMEM_HD inline int ishmemx_ushort_broadcast_work_group(unsigned short* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned short>(team, dest, source, nelems, PE_root, group);
@@ -15012,6 +15646,7 @@ ISHMEM_HD inline int ishmemx_ushort_broadcast_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned short>(team, dest, source, nelems, PE_root, group);
@@ -15033,6 +15668,7 @@ ISHMEM_HD inline int ishmemx_uint_broadcast_work_group(unsigned int* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned int>(team, dest, source, nelems, PE_root, group);
@@ -15054,6 +15690,7 @@ ISHMEM_HD inline int ishmemx_uint_broadcast_work_group(ishmem_team_t team, unsig
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned int>(team, dest, source, nelems, PE_root, group);
@@ -15075,6 +15712,7 @@ ISHMEM_HD inline int ishmemx_ulong_broadcast_work_group(unsigned long* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned long>(team, dest, source, nelems, PE_root, group);
@@ -15096,6 +15734,7 @@ ISHMEM_HD inline int ishmemx_ulong_broadcast_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned long>(team, dest, source, nelems, PE_root, group);
@@ -15117,6 +15756,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_broadcast_work_group(unsigned long long* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned long long>(team, dest, source, nelems, PE_root, group);
@@ -15138,6 +15778,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_broadcast_work_group(ishmem_team_t team, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned long long>(team, dest, source, nelems, PE_root, group);
@@ -15159,6 +15800,7 @@ ISHMEM_HD inline int ishmemx_int8_broadcast_work_group(int8_t* dest, const int8_
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int8_t>(team, dest, source, nelems, PE_root, group);
@@ -15180,6 +15822,7 @@ ISHMEM_HD inline int ishmemx_int8_broadcast_work_group(ishmem_team_t team, int8_
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int8_t>(team, dest, source, nelems, PE_root, group);
@@ -15201,6 +15844,7 @@ ISHMEM_HD inline int ishmemx_int16_broadcast_work_group(int16_t* dest, const int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int16_t>(team, dest, source, nelems, PE_root, group);
@@ -15222,6 +15866,7 @@ ISHMEM_HD inline int ishmemx_int16_broadcast_work_group(ishmem_team_t team, int1
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int16_t>(team, dest, source, nelems, PE_root, group);
@@ -15243,6 +15888,7 @@ ISHMEM_HD inline int ishmemx_int32_broadcast_work_group(int32_t* dest, const int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int32_t>(team, dest, source, nelems, PE_root, group);
@@ -15264,6 +15910,7 @@ ISHMEM_HD inline int ishmemx_int32_broadcast_work_group(ishmem_team_t team, int3
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int32_t>(team, dest, source, nelems, PE_root, group);
@@ -15285,6 +15932,7 @@ ISHMEM_HD inline int ishmemx_int64_broadcast_work_group(int64_t* dest, const int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int64_t>(team, dest, source, nelems, PE_root, group);
@@ -15306,6 +15954,7 @@ ISHMEM_HD inline int ishmemx_int64_broadcast_work_group(ishmem_team_t team, int6
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int64_t>(team, dest, source, nelems, PE_root, group);
@@ -15327,6 +15976,7 @@ ISHMEM_HD inline int ishmemx_uint8_broadcast_work_group(uint8_t* dest, const uin
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint8_t>(team, dest, source, nelems, PE_root, group);
@@ -15348,6 +15998,7 @@ ISHMEM_HD inline int ishmemx_uint8_broadcast_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint8_t>(team, dest, source, nelems, PE_root, group);
@@ -15369,6 +16020,7 @@ ISHMEM_HD inline int ishmemx_uint16_broadcast_work_group(uint16_t* dest, const u
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint16_t>(team, dest, source, nelems, PE_root, group);
@@ -15390,6 +16042,7 @@ ISHMEM_HD inline int ishmemx_uint16_broadcast_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint16_t>(team, dest, source, nelems, PE_root, group);
@@ -15411,6 +16064,7 @@ ISHMEM_HD inline int ishmemx_uint32_broadcast_work_group(uint32_t* dest, const u
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint32_t>(team, dest, source, nelems, PE_root, group);
@@ -15432,6 +16086,7 @@ ISHMEM_HD inline int ishmemx_uint32_broadcast_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint32_t>(team, dest, source, nelems, PE_root, group);
@@ -15453,6 +16108,7 @@ ISHMEM_HD inline int ishmemx_uint64_broadcast_work_group(uint64_t* dest, const u
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint64_t>(team, dest, source, nelems, PE_root, group);
@@ -15474,6 +16130,7 @@ ISHMEM_HD inline int ishmemx_uint64_broadcast_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint64_t>(team, dest, source, nelems, PE_root, group);
@@ -15495,6 +16152,7 @@ ISHMEM_HD inline int ishmemx_size_broadcast_work_group(size_t* dest, const size_
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<size_t>(team, dest, source, nelems, PE_root, group);
@@ -15516,6 +16174,7 @@ ISHMEM_HD inline int ishmemx_size_broadcast_work_group(ishmem_team_t team, size_
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<size_t>(team, dest, source, nelems, PE_root, group);
@@ -15537,6 +16196,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_broadcast_work_group(ptrdiff_t* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<ptrdiff_t>(team, dest, source, nelems, PE_root, group);
@@ -15558,6 +16218,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_broadcast_work_group(ishmem_team_t team, pt
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<ptrdiff_t>(team, dest, source, nelems, PE_root, group);
@@ -15579,6 +16240,7 @@ ISHMEM_HD inline int ishmemx_broadcastmem_work_group(void* dest, const void* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root, group);
@@ -15600,6 +16262,7 @@ ISHMEM_HD inline int ishmemx_broadcastmem_work_group(ishmem_team_t team, void* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root, group);
@@ -15645,6 +16308,7 @@ ISHMEM_HD inline int ishmemx_broadcast_work_group(T* dest, const T* source, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<T>(team, dest, source, nelems, PE_root, group);
@@ -15668,6 +16332,7 @@ ISHMEM_HD inline int ishmemx_broadcast_work_group(ishmem_team_t team, T* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<T>(team, dest, source, nelems, PE_root, group);
@@ -15690,6 +16355,7 @@ ISHMEM_HD inline int ishmemx_float_collect_work_group(float* dest, const float* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<float>(team, dest, source, nelems, group);
 #else
@@ -15709,6 +16375,7 @@ ISHMEM_HD inline int ishmemx_float_collect_work_group(ishmem_team_t team, float*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<float>(team, dest, source, nelems, group);
@@ -15730,6 +16397,7 @@ ISHMEM_HD inline int ishmemx_double_collect_work_group(double* dest, const doubl
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<double>(team, dest, source, nelems, group);
 #else
@@ -15749,6 +16417,7 @@ ISHMEM_HD inline int ishmemx_double_collect_work_group(ishmem_team_t team, doubl
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<double>(team, dest, source, nelems, group);
@@ -15770,6 +16439,7 @@ ISHMEM_HD inline int ishmemx_char_collect_work_group(char* dest, const char* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<char>(team, dest, source, nelems, group);
 #else
@@ -15789,6 +16459,7 @@ ISHMEM_HD inline int ishmemx_char_collect_work_group(ishmem_team_t team, char* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<char>(team, dest, source, nelems, group);
@@ -15810,6 +16481,7 @@ ISHMEM_HD inline int ishmemx_schar_collect_work_group(signed char* dest, const s
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<signed char>(team, dest, source, nelems, group);
 #else
@@ -15829,6 +16501,7 @@ ISHMEM_HD inline int ishmemx_schar_collect_work_group(ishmem_team_t team, signed
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<signed char>(team, dest, source, nelems, group);
@@ -15850,6 +16523,7 @@ ISHMEM_HD inline int ishmemx_short_collect_work_group(short* dest, const short* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<short>(team, dest, source, nelems, group);
 #else
@@ -15869,6 +16543,7 @@ ISHMEM_HD inline int ishmemx_short_collect_work_group(ishmem_team_t team, short*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<short>(team, dest, source, nelems, group);
@@ -15890,6 +16565,7 @@ ISHMEM_HD inline int ishmemx_int_collect_work_group(int* dest, const int* source
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<int>(team, dest, source, nelems, group);
 #else
@@ -15909,6 +16585,7 @@ ISHMEM_HD inline int ishmemx_int_collect_work_group(ishmem_team_t team, int* des
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<int>(team, dest, source, nelems, group);
@@ -15930,6 +16607,7 @@ ISHMEM_HD inline int ishmemx_long_collect_work_group(long* dest, const long* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<long>(team, dest, source, nelems, group);
 #else
@@ -15949,6 +16627,7 @@ ISHMEM_HD inline int ishmemx_long_collect_work_group(ishmem_team_t team, long* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<long>(team, dest, source, nelems, group);
@@ -15970,6 +16649,7 @@ ISHMEM_HD inline int ishmemx_longlong_collect_work_group(long long* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<long long>(team, dest, source, nelems, group);
 #else
@@ -15989,6 +16669,7 @@ ISHMEM_HD inline int ishmemx_longlong_collect_work_group(ishmem_team_t team, lon
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<long long>(team, dest, source, nelems, group);
@@ -16010,6 +16691,7 @@ ISHMEM_HD inline int ishmemx_uchar_collect_work_group(unsigned char* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<unsigned char>(team, dest, source, nelems, group);
 #else
@@ -16029,6 +16711,7 @@ ISHMEM_HD inline int ishmemx_uchar_collect_work_group(ishmem_team_t team, unsign
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<unsigned char>(team, dest, source, nelems, group);
@@ -16050,6 +16733,7 @@ ISHMEM_HD inline int ishmemx_ushort_collect_work_group(unsigned short* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<unsigned short>(team, dest, source, nelems, group);
 #else
@@ -16069,6 +16753,7 @@ ISHMEM_HD inline int ishmemx_ushort_collect_work_group(ishmem_team_t team, unsig
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<unsigned short>(team, dest, source, nelems, group);
@@ -16090,6 +16775,7 @@ ISHMEM_HD inline int ishmemx_uint_collect_work_group(unsigned int* dest, const u
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<unsigned int>(team, dest, source, nelems, group);
 #else
@@ -16109,6 +16795,7 @@ ISHMEM_HD inline int ishmemx_uint_collect_work_group(ishmem_team_t team, unsigne
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<unsigned int>(team, dest, source, nelems, group);
@@ -16130,6 +16817,7 @@ ISHMEM_HD inline int ishmemx_ulong_collect_work_group(unsigned long* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<unsigned long>(team, dest, source, nelems, group);
 #else
@@ -16149,6 +16837,7 @@ ISHMEM_HD inline int ishmemx_ulong_collect_work_group(ishmem_team_t team, unsign
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<unsigned long>(team, dest, source, nelems, group);
@@ -16170,6 +16859,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_collect_work_group(unsigned long long* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<unsigned long long>(team, dest, source, nelems, group);
 #else
@@ -16189,6 +16879,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_collect_work_group(ishmem_team_t team, un
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<unsigned long long>(team, dest, source, nelems, group);
@@ -16210,6 +16901,7 @@ ISHMEM_HD inline int ishmemx_int8_collect_work_group(int8_t* dest, const int8_t*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<int8_t>(team, dest, source, nelems, group);
 #else
@@ -16229,6 +16921,7 @@ ISHMEM_HD inline int ishmemx_int8_collect_work_group(ishmem_team_t team, int8_t*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<int8_t>(team, dest, source, nelems, group);
@@ -16250,6 +16943,7 @@ ISHMEM_HD inline int ishmemx_int16_collect_work_group(int16_t* dest, const int16
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<int16_t>(team, dest, source, nelems, group);
 #else
@@ -16269,6 +16963,7 @@ ISHMEM_HD inline int ishmemx_int16_collect_work_group(ishmem_team_t team, int16_
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<int16_t>(team, dest, source, nelems, group);
@@ -16290,6 +16985,7 @@ ISHMEM_HD inline int ishmemx_int32_collect_work_group(int32_t* dest, const int32
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<int32_t>(team, dest, source, nelems, group);
 #else
@@ -16309,6 +17005,7 @@ ISHMEM_HD inline int ishmemx_int32_collect_work_group(ishmem_team_t team, int32_
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<int32_t>(team, dest, source, nelems, group);
@@ -16330,6 +17027,7 @@ ISHMEM_HD inline int ishmemx_int64_collect_work_group(int64_t* dest, const int64
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<int64_t>(team, dest, source, nelems, group);
 #else
@@ -16349,6 +17047,7 @@ ISHMEM_HD inline int ishmemx_int64_collect_work_group(ishmem_team_t team, int64_
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<int64_t>(team, dest, source, nelems, group);
@@ -16370,6 +17069,7 @@ ISHMEM_HD inline int ishmemx_uint8_collect_work_group(uint8_t* dest, const uint8
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<uint8_t>(team, dest, source, nelems, group);
 #else
@@ -16389,6 +17089,7 @@ ISHMEM_HD inline int ishmemx_uint8_collect_work_group(ishmem_team_t team, uint8_
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<uint8_t>(team, dest, source, nelems, group);
@@ -16410,6 +17111,7 @@ ISHMEM_HD inline int ishmemx_uint16_collect_work_group(uint16_t* dest, const uin
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<uint16_t>(team, dest, source, nelems, group);
 #else
@@ -16429,6 +17131,7 @@ ISHMEM_HD inline int ishmemx_uint16_collect_work_group(ishmem_team_t team, uint1
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<uint16_t>(team, dest, source, nelems, group);
@@ -16450,6 +17153,7 @@ ISHMEM_HD inline int ishmemx_uint32_collect_work_group(uint32_t* dest, const uin
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<uint32_t>(team, dest, source, nelems, group);
 #else
@@ -16469,6 +17173,7 @@ ISHMEM_HD inline int ishmemx_uint32_collect_work_group(ishmem_team_t team, uint3
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<uint32_t>(team, dest, source, nelems, group);
@@ -16490,6 +17195,7 @@ ISHMEM_HD inline int ishmemx_uint64_collect_work_group(uint64_t* dest, const uin
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<uint64_t>(team, dest, source, nelems, group);
 #else
@@ -16509,6 +17215,7 @@ ISHMEM_HD inline int ishmemx_uint64_collect_work_group(ishmem_team_t team, uint6
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<uint64_t>(team, dest, source, nelems, group);
@@ -16530,6 +17237,7 @@ ISHMEM_HD inline int ishmemx_size_collect_work_group(size_t* dest, const size_t*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<size_t>(team, dest, source, nelems, group);
 #else
@@ -16549,6 +17257,7 @@ ISHMEM_HD inline int ishmemx_size_collect_work_group(ishmem_team_t team, size_t*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<size_t>(team, dest, source, nelems, group);
@@ -16570,6 +17279,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_collect_work_group(ptrdiff_t* dest, const p
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 #else
@@ -16589,6 +17299,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_collect_work_group(ishmem_team_t team, ptrd
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
@@ -16610,6 +17321,7 @@ ISHMEM_HD inline int ishmemx_collectmem_work_group(void* dest, const void* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 #else
@@ -16629,6 +17341,7 @@ ISHMEM_HD inline int ishmemx_collectmem_work_group(ishmem_team_t team, void* des
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
@@ -16673,6 +17386,7 @@ ISHMEM_HD inline int ishmemx_collect_work_group(T* dest, const T* source, size_t
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::collect_work_group<T>(team, dest, source, nelems, group);
 #else
@@ -16694,6 +17408,7 @@ ISHMEM_HD inline int ishmemx_collect_work_group(ishmem_team_t team, T* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::collect_work_group<T>(team, dest, source, nelems, group);
@@ -16716,6 +17431,7 @@ ISHMEM_HD inline int ishmemx_float_fcollect_work_group(float* dest, const float*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<float>(team, dest, source, nelems, group);
 #else
@@ -16735,6 +17451,7 @@ ISHMEM_HD inline int ishmemx_float_fcollect_work_group(ishmem_team_t team, float
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<float>(team, dest, source, nelems, group);
@@ -16756,6 +17473,7 @@ ISHMEM_HD inline int ishmemx_double_fcollect_work_group(double* dest, const doub
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<double>(team, dest, source, nelems, group);
 #else
@@ -16775,6 +17493,7 @@ ISHMEM_HD inline int ishmemx_double_fcollect_work_group(ishmem_team_t team, doub
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<double>(team, dest, source, nelems, group);
@@ -16796,6 +17515,7 @@ ISHMEM_HD inline int ishmemx_char_fcollect_work_group(char* dest, const char* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<char>(team, dest, source, nelems, group);
 #else
@@ -16815,6 +17535,7 @@ ISHMEM_HD inline int ishmemx_char_fcollect_work_group(ishmem_team_t team, char* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<char>(team, dest, source, nelems, group);
@@ -16836,6 +17557,7 @@ ISHMEM_HD inline int ishmemx_schar_fcollect_work_group(signed char* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<signed char>(team, dest, source, nelems, group);
 #else
@@ -16855,6 +17577,7 @@ ISHMEM_HD inline int ishmemx_schar_fcollect_work_group(ishmem_team_t team, signe
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<signed char>(team, dest, source, nelems, group);
@@ -16876,6 +17599,7 @@ ISHMEM_HD inline int ishmemx_short_fcollect_work_group(short* dest, const short*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<short>(team, dest, source, nelems, group);
 #else
@@ -16895,6 +17619,7 @@ ISHMEM_HD inline int ishmemx_short_fcollect_work_group(ishmem_team_t team, short
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<short>(team, dest, source, nelems, group);
@@ -16916,6 +17641,7 @@ ISHMEM_HD inline int ishmemx_int_fcollect_work_group(int* dest, const int* sourc
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<int>(team, dest, source, nelems, group);
 #else
@@ -16935,6 +17661,7 @@ ISHMEM_HD inline int ishmemx_int_fcollect_work_group(ishmem_team_t team, int* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<int>(team, dest, source, nelems, group);
@@ -16956,6 +17683,7 @@ ISHMEM_HD inline int ishmemx_long_fcollect_work_group(long* dest, const long* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<long>(team, dest, source, nelems, group);
 #else
@@ -16975,6 +17703,7 @@ ISHMEM_HD inline int ishmemx_long_fcollect_work_group(ishmem_team_t team, long* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<long>(team, dest, source, nelems, group);
@@ -16996,6 +17725,7 @@ ISHMEM_HD inline int ishmemx_longlong_fcollect_work_group(long long* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<long long>(team, dest, source, nelems, group);
 #else
@@ -17015,6 +17745,7 @@ ISHMEM_HD inline int ishmemx_longlong_fcollect_work_group(ishmem_team_t team, lo
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<long long>(team, dest, source, nelems, group);
@@ -17036,6 +17767,7 @@ ISHMEM_HD inline int ishmemx_uchar_fcollect_work_group(unsigned char* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<unsigned char>(team, dest, source, nelems, group);
 #else
@@ -17055,6 +17787,7 @@ ISHMEM_HD inline int ishmemx_uchar_fcollect_work_group(ishmem_team_t team, unsig
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned char>(team, dest, source, nelems, group);
@@ -17076,6 +17809,7 @@ ISHMEM_HD inline int ishmemx_ushort_fcollect_work_group(unsigned short* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<unsigned short>(team, dest, source, nelems, group);
 #else
@@ -17095,6 +17829,7 @@ ISHMEM_HD inline int ishmemx_ushort_fcollect_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned short>(team, dest, source, nelems, group);
@@ -17116,6 +17851,7 @@ ISHMEM_HD inline int ishmemx_uint_fcollect_work_group(unsigned int* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<unsigned int>(team, dest, source, nelems, group);
 #else
@@ -17135,6 +17871,7 @@ ISHMEM_HD inline int ishmemx_uint_fcollect_work_group(ishmem_team_t team, unsign
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned int>(team, dest, source, nelems, group);
@@ -17156,6 +17893,7 @@ ISHMEM_HD inline int ishmemx_ulong_fcollect_work_group(unsigned long* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<unsigned long>(team, dest, source, nelems, group);
 #else
@@ -17175,6 +17913,7 @@ ISHMEM_HD inline int ishmemx_ulong_fcollect_work_group(ishmem_team_t team, unsig
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned long>(team, dest, source, nelems, group);
@@ -17196,6 +17935,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_fcollect_work_group(unsigned long long* d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<unsigned long long>(team, dest, source, nelems, group);
 #else
@@ -17215,6 +17955,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_fcollect_work_group(ishmem_team_t team, u
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned long long>(team, dest, source, nelems, group);
@@ -17236,6 +17977,7 @@ ISHMEM_HD inline int ishmemx_int8_fcollect_work_group(int8_t* dest, const int8_t
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<int8_t>(team, dest, source, nelems, group);
 #else
@@ -17255,6 +17997,7 @@ ISHMEM_HD inline int ishmemx_int8_fcollect_work_group(ishmem_team_t team, int8_t
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<int8_t>(team, dest, source, nelems, group);
@@ -17276,6 +18019,7 @@ ISHMEM_HD inline int ishmemx_int16_fcollect_work_group(int16_t* dest, const int1
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<int16_t>(team, dest, source, nelems, group);
 #else
@@ -17295,6 +18039,7 @@ ISHMEM_HD inline int ishmemx_int16_fcollect_work_group(ishmem_team_t team, int16
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<int16_t>(team, dest, source, nelems, group);
@@ -17316,6 +18061,7 @@ ISHMEM_HD inline int ishmemx_int32_fcollect_work_group(int32_t* dest, const int3
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<int32_t>(team, dest, source, nelems, group);
 #else
@@ -17335,6 +18081,7 @@ ISHMEM_HD inline int ishmemx_int32_fcollect_work_group(ishmem_team_t team, int32
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<int32_t>(team, dest, source, nelems, group);
@@ -17356,6 +18103,7 @@ ISHMEM_HD inline int ishmemx_int64_fcollect_work_group(int64_t* dest, const int6
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<int64_t>(team, dest, source, nelems, group);
 #else
@@ -17375,6 +18123,7 @@ ISHMEM_HD inline int ishmemx_int64_fcollect_work_group(ishmem_team_t team, int64
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<int64_t>(team, dest, source, nelems, group);
@@ -17396,6 +18145,7 @@ ISHMEM_HD inline int ishmemx_uint8_fcollect_work_group(uint8_t* dest, const uint
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<uint8_t>(team, dest, source, nelems, group);
 #else
@@ -17415,6 +18165,7 @@ ISHMEM_HD inline int ishmemx_uint8_fcollect_work_group(ishmem_team_t team, uint8
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<uint8_t>(team, dest, source, nelems, group);
@@ -17436,6 +18187,7 @@ ISHMEM_HD inline int ishmemx_uint16_fcollect_work_group(uint16_t* dest, const ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<uint16_t>(team, dest, source, nelems, group);
 #else
@@ -17455,6 +18207,7 @@ ISHMEM_HD inline int ishmemx_uint16_fcollect_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<uint16_t>(team, dest, source, nelems, group);
@@ -17476,6 +18229,7 @@ ISHMEM_HD inline int ishmemx_uint32_fcollect_work_group(uint32_t* dest, const ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<uint32_t>(team, dest, source, nelems, group);
 #else
@@ -17495,6 +18249,7 @@ ISHMEM_HD inline int ishmemx_uint32_fcollect_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<uint32_t>(team, dest, source, nelems, group);
@@ -17516,6 +18271,7 @@ ISHMEM_HD inline int ishmemx_uint64_fcollect_work_group(uint64_t* dest, const ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<uint64_t>(team, dest, source, nelems, group);
 #else
@@ -17535,6 +18291,7 @@ ISHMEM_HD inline int ishmemx_uint64_fcollect_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<uint64_t>(team, dest, source, nelems, group);
@@ -17556,6 +18313,7 @@ ISHMEM_HD inline int ishmemx_size_fcollect_work_group(size_t* dest, const size_t
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<size_t>(team, dest, source, nelems, group);
 #else
@@ -17575,6 +18333,7 @@ ISHMEM_HD inline int ishmemx_size_fcollect_work_group(ishmem_team_t team, size_t
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<size_t>(team, dest, source, nelems, group);
@@ -17596,6 +18355,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_fcollect_work_group(ptrdiff_t* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 #else
@@ -17615,6 +18375,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_fcollect_work_group(ishmem_team_t team, ptr
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
@@ -17636,6 +18397,7 @@ ISHMEM_HD inline int ishmemx_fcollectmem_work_group(void* dest, const void* sour
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 #else
@@ -17655,6 +18417,7 @@ ISHMEM_HD inline int ishmemx_fcollectmem_work_group(ishmem_team_t team, void* de
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
@@ -17699,6 +18462,7 @@ ISHMEM_HD inline int ishmemx_fcollect_work_group(T* dest, const T* source, size_
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     return ishmemi::dev::fcollect_work_group<T>(team, dest, source, nelems, group);
 #else
@@ -17720,6 +18484,7 @@ ISHMEM_HD inline int ishmemx_fcollect_work_group(ishmem_team_t team, T* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::fcollect_work_group<T>(team, dest, source, nelems, group);
@@ -17742,6 +18507,7 @@ ISHMEM_HD inline int ishmemx_uchar_and_reduce_work_group(unsigned char* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
@@ -17763,6 +18529,7 @@ ISHMEM_HD inline int ishmemx_uchar_and_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
@@ -17784,6 +18551,7 @@ ISHMEM_HD inline int ishmemx_ushort_and_reduce_work_group(unsigned short* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
@@ -17805,6 +18573,7 @@ ISHMEM_HD inline int ishmemx_ushort_and_reduce_work_group(ishmem_team_t team, un
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
@@ -17826,6 +18595,7 @@ ISHMEM_HD inline int ishmemx_uint_and_reduce_work_group(unsigned int* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
@@ -17847,6 +18617,7 @@ ISHMEM_HD inline int ishmemx_uint_and_reduce_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
@@ -17868,6 +18639,7 @@ ISHMEM_HD inline int ishmemx_ulong_and_reduce_work_group(unsigned long* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
@@ -17889,6 +18661,7 @@ ISHMEM_HD inline int ishmemx_ulong_and_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
@@ -17910,6 +18683,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_and_reduce_work_group(unsigned long long*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
@@ -17931,6 +18705,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_and_reduce_work_group(ishmem_team_t team,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
@@ -17952,6 +18727,7 @@ ISHMEM_HD inline int ishmemx_int8_and_reduce_work_group(int8_t* dest, const int8
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
@@ -17973,6 +18749,7 @@ ISHMEM_HD inline int ishmemx_int8_and_reduce_work_group(ishmem_team_t team, int8
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
@@ -17994,6 +18771,7 @@ ISHMEM_HD inline int ishmemx_int16_and_reduce_work_group(int16_t* dest, const in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
@@ -18015,6 +18793,7 @@ ISHMEM_HD inline int ishmemx_int16_and_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
@@ -18036,6 +18815,7 @@ ISHMEM_HD inline int ishmemx_int32_and_reduce_work_group(int32_t* dest, const in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
@@ -18057,6 +18837,7 @@ ISHMEM_HD inline int ishmemx_int32_and_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
@@ -18078,6 +18859,7 @@ ISHMEM_HD inline int ishmemx_int64_and_reduce_work_group(int64_t* dest, const in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
@@ -18099,6 +18881,7 @@ ISHMEM_HD inline int ishmemx_int64_and_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
@@ -18120,6 +18903,7 @@ ISHMEM_HD inline int ishmemx_uint8_and_reduce_work_group(uint8_t* dest, const ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
@@ -18141,6 +18925,7 @@ ISHMEM_HD inline int ishmemx_uint8_and_reduce_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
@@ -18162,6 +18947,7 @@ ISHMEM_HD inline int ishmemx_uint16_and_reduce_work_group(uint16_t* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
@@ -18183,6 +18969,7 @@ ISHMEM_HD inline int ishmemx_uint16_and_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
@@ -18204,6 +18991,7 @@ ISHMEM_HD inline int ishmemx_uint32_and_reduce_work_group(uint32_t* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
@@ -18225,6 +19013,7 @@ ISHMEM_HD inline int ishmemx_uint32_and_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
@@ -18246,6 +19035,7 @@ ISHMEM_HD inline int ishmemx_uint64_and_reduce_work_group(uint64_t* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
@@ -18267,6 +19057,7 @@ ISHMEM_HD inline int ishmemx_uint64_and_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
@@ -18288,6 +19079,7 @@ ISHMEM_HD inline int ishmemx_size_and_reduce_work_group(size_t* dest, const size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<size_t>(team, dest, source, nreduce, group);
@@ -18309,6 +19101,7 @@ ISHMEM_HD inline int ishmemx_size_and_reduce_work_group(ishmem_team_t team, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<size_t>(team, dest, source, nreduce, group);
@@ -18354,6 +19147,7 @@ ISHMEM_HD inline int ishmemx_and_reduce_work_group(T* dest, const T* source, siz
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::and_reduce_work_group<T>(team, dest, source, nreduce, group);
@@ -18377,6 +19171,7 @@ ISHMEM_HD inline int ishmemx_and_reduce_work_group(ishmem_team_t team, T* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::and_reduce_work_group<T>(team, dest, source, nreduce, group);
@@ -18399,6 +19194,7 @@ ISHMEM_HD inline int ishmemx_uchar_or_reduce_work_group(unsigned char* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
@@ -18420,6 +19216,7 @@ ISHMEM_HD inline int ishmemx_uchar_or_reduce_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
@@ -18441,6 +19238,7 @@ ISHMEM_HD inline int ishmemx_ushort_or_reduce_work_group(unsigned short* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
@@ -18462,6 +19260,7 @@ ISHMEM_HD inline int ishmemx_ushort_or_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
@@ -18483,6 +19282,7 @@ ISHMEM_HD inline int ishmemx_uint_or_reduce_work_group(unsigned int* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
@@ -18504,6 +19304,7 @@ ISHMEM_HD inline int ishmemx_uint_or_reduce_work_group(ishmem_team_t team, unsig
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
@@ -18525,6 +19326,7 @@ ISHMEM_HD inline int ishmemx_ulong_or_reduce_work_group(unsigned long* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
@@ -18546,6 +19348,7 @@ ISHMEM_HD inline int ishmemx_ulong_or_reduce_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
@@ -18567,6 +19370,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_or_reduce_work_group(unsigned long long* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
@@ -18588,6 +19392,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_or_reduce_work_group(ishmem_team_t team, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
@@ -18609,6 +19414,7 @@ ISHMEM_HD inline int ishmemx_int8_or_reduce_work_group(int8_t* dest, const int8_
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
@@ -18630,6 +19436,7 @@ ISHMEM_HD inline int ishmemx_int8_or_reduce_work_group(ishmem_team_t team, int8_
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
@@ -18651,6 +19458,7 @@ ISHMEM_HD inline int ishmemx_int16_or_reduce_work_group(int16_t* dest, const int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
@@ -18672,6 +19480,7 @@ ISHMEM_HD inline int ishmemx_int16_or_reduce_work_group(ishmem_team_t team, int1
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
@@ -18693,6 +19502,7 @@ ISHMEM_HD inline int ishmemx_int32_or_reduce_work_group(int32_t* dest, const int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
@@ -18714,6 +19524,7 @@ ISHMEM_HD inline int ishmemx_int32_or_reduce_work_group(ishmem_team_t team, int3
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
@@ -18735,6 +19546,7 @@ ISHMEM_HD inline int ishmemx_int64_or_reduce_work_group(int64_t* dest, const int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
@@ -18756,6 +19568,7 @@ ISHMEM_HD inline int ishmemx_int64_or_reduce_work_group(ishmem_team_t team, int6
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
@@ -18777,6 +19590,7 @@ ISHMEM_HD inline int ishmemx_uint8_or_reduce_work_group(uint8_t* dest, const uin
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
@@ -18798,6 +19612,7 @@ ISHMEM_HD inline int ishmemx_uint8_or_reduce_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
@@ -18819,6 +19634,7 @@ ISHMEM_HD inline int ishmemx_uint16_or_reduce_work_group(uint16_t* dest, const u
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
@@ -18840,6 +19656,7 @@ ISHMEM_HD inline int ishmemx_uint16_or_reduce_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
@@ -18861,6 +19678,7 @@ ISHMEM_HD inline int ishmemx_uint32_or_reduce_work_group(uint32_t* dest, const u
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
@@ -18882,6 +19700,7 @@ ISHMEM_HD inline int ishmemx_uint32_or_reduce_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
@@ -18903,6 +19722,7 @@ ISHMEM_HD inline int ishmemx_uint64_or_reduce_work_group(uint64_t* dest, const u
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
@@ -18924,6 +19744,7 @@ ISHMEM_HD inline int ishmemx_uint64_or_reduce_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
@@ -18945,6 +19766,7 @@ ISHMEM_HD inline int ishmemx_size_or_reduce_work_group(size_t* dest, const size_
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<size_t>(team, dest, source, nreduce, group);
@@ -18966,6 +19788,7 @@ ISHMEM_HD inline int ishmemx_size_or_reduce_work_group(ishmem_team_t team, size_
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<size_t>(team, dest, source, nreduce, group);
@@ -19011,6 +19834,7 @@ ISHMEM_HD inline int ishmemx_or_reduce_work_group(T* dest, const T* source, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::or_reduce_work_group<T>(team, dest, source, nreduce, group);
@@ -19034,6 +19858,7 @@ ISHMEM_HD inline int ishmemx_or_reduce_work_group(ishmem_team_t team, T* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::or_reduce_work_group<T>(team, dest, source, nreduce, group);
@@ -19056,6 +19881,7 @@ ISHMEM_HD inline int ishmemx_uchar_xor_reduce_work_group(unsigned char* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
@@ -19077,6 +19903,7 @@ ISHMEM_HD inline int ishmemx_uchar_xor_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
@@ -19098,6 +19925,7 @@ ISHMEM_HD inline int ishmemx_ushort_xor_reduce_work_group(unsigned short* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
@@ -19119,6 +19947,7 @@ ISHMEM_HD inline int ishmemx_ushort_xor_reduce_work_group(ishmem_team_t team, un
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
@@ -19140,6 +19969,7 @@ ISHMEM_HD inline int ishmemx_uint_xor_reduce_work_group(unsigned int* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
@@ -19161,6 +19991,7 @@ ISHMEM_HD inline int ishmemx_uint_xor_reduce_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
@@ -19182,6 +20013,7 @@ ISHMEM_HD inline int ishmemx_ulong_xor_reduce_work_group(unsigned long* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
@@ -19203,6 +20035,7 @@ ISHMEM_HD inline int ishmemx_ulong_xor_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
@@ -19224,6 +20057,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_xor_reduce_work_group(unsigned long long*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
@@ -19245,6 +20079,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_xor_reduce_work_group(ishmem_team_t team,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
@@ -19266,6 +20101,7 @@ ISHMEM_HD inline int ishmemx_int8_xor_reduce_work_group(int8_t* dest, const int8
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
@@ -19287,6 +20123,7 @@ ISHMEM_HD inline int ishmemx_int8_xor_reduce_work_group(ishmem_team_t team, int8
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
@@ -19308,6 +20145,7 @@ ISHMEM_HD inline int ishmemx_int16_xor_reduce_work_group(int16_t* dest, const in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
@@ -19329,6 +20167,7 @@ ISHMEM_HD inline int ishmemx_int16_xor_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
@@ -19350,6 +20189,7 @@ ISHMEM_HD inline int ishmemx_int32_xor_reduce_work_group(int32_t* dest, const in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
@@ -19371,6 +20211,7 @@ ISHMEM_HD inline int ishmemx_int32_xor_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
@@ -19392,6 +20233,7 @@ ISHMEM_HD inline int ishmemx_int64_xor_reduce_work_group(int64_t* dest, const in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
@@ -19413,6 +20255,7 @@ ISHMEM_HD inline int ishmemx_int64_xor_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
@@ -19434,6 +20277,7 @@ ISHMEM_HD inline int ishmemx_uint8_xor_reduce_work_group(uint8_t* dest, const ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
@@ -19455,6 +20299,7 @@ ISHMEM_HD inline int ishmemx_uint8_xor_reduce_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
@@ -19476,6 +20321,7 @@ ISHMEM_HD inline int ishmemx_uint16_xor_reduce_work_group(uint16_t* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
@@ -19497,6 +20343,7 @@ ISHMEM_HD inline int ishmemx_uint16_xor_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
@@ -19518,6 +20365,7 @@ ISHMEM_HD inline int ishmemx_uint32_xor_reduce_work_group(uint32_t* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
@@ -19539,6 +20387,7 @@ ISHMEM_HD inline int ishmemx_uint32_xor_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
@@ -19560,6 +20409,7 @@ ISHMEM_HD inline int ishmemx_uint64_xor_reduce_work_group(uint64_t* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
@@ -19581,6 +20431,7 @@ ISHMEM_HD inline int ishmemx_uint64_xor_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
@@ -19602,6 +20453,7 @@ ISHMEM_HD inline int ishmemx_size_xor_reduce_work_group(size_t* dest, const size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<size_t>(team, dest, source, nreduce, group);
@@ -19623,6 +20475,7 @@ ISHMEM_HD inline int ishmemx_size_xor_reduce_work_group(ishmem_team_t team, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<size_t>(team, dest, source, nreduce, group);
@@ -19668,6 +20521,7 @@ ISHMEM_HD inline int ishmemx_xor_reduce_work_group(T* dest, const T* source, siz
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<T>(team, dest, source, nreduce, group);
@@ -19691,6 +20545,7 @@ ISHMEM_HD inline int ishmemx_xor_reduce_work_group(ishmem_team_t team, T* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<T>(team, dest, source, nreduce, group);
@@ -19713,6 +20568,7 @@ ISHMEM_HD inline int ishmemx_char_max_reduce_work_group(char* dest, const char* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::max_reduce_work_group<char>(team, dest, source, nreduce, group);
@@ -19734,6 +20590,7 @@ ISHMEM_HD inline int ishmemx_char_max_reduce_work_group(ishmem_team_t team, char
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::max_reduce_work_group<char>(team, dest, source, nreduce, group);
@@ -19755,6 +20612,7 @@ ISHMEM_HD inline int ishmemx_schar_max_reduce_work_group(signed char* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::max_reduce_work_group<signed char>(team, dest, source, nreduce, group);
@@ -19776,6 +20634,7 @@ ISHMEM_HD inline int ishmemx_schar_max_reduce_work_group(ishmem_team_t team, sig
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::max_reduce_work_group<signed char>(team, dest, source, nreduce, group);
@@ -19797,6 +20656,7 @@ ISHMEM_HD inline int ishmemx_short_max_reduce_work_group(short* dest, const shor
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::max_reduce_work_group<short>(team, dest, source, nreduce, group);
@@ -19818,6 +20678,7 @@ ISHMEM_HD inline int ishmemx_short_max_reduce_work_group(ishmem_team_t team, sho
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::max_reduce_work_group<short>(team, dest, source, nreduce, group);
@@ -19839,6 +20700,7 @@ ISHMEM_HD inline int ishmemx_int_max_reduce_work_group(int* dest, const int* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int>(team, dest, source, nreduce, group);
@@ -19860,6 +20722,7 @@ ISHMEM_HD inline int ishmemx_int_max_reduce_work_group(ishmem_team_t team, int* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int>(team, dest, source, nreduce, group);
@@ -19881,6 +20744,7 @@ ISHMEM_HD inline int ishmemx_long_max_reduce_work_group(long* dest, const long* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::max_reduce_work_group<long>(team, dest, source, nreduce, group);
@@ -19902,6 +20766,7 @@ ISHMEM_HD inline int ishmemx_long_max_reduce_work_group(ishmem_team_t team, long
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::max_reduce_work_group<long>(team, dest, source, nreduce, group);
@@ -19923,6 +20788,7 @@ ISHMEM_HD inline int ishmemx_longlong_max_reduce_work_group(long long* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::max_reduce_work_group<long long>(team, dest, source, nreduce, group);
@@ -19944,6 +20810,7 @@ ISHMEM_HD inline int ishmemx_longlong_max_reduce_work_group(ishmem_team_t team, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::max_reduce_work_group<long long>(team, dest, source, nreduce, group);
@@ -19965,6 +20832,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_max_reduce_work_group(ptrdiff_t* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
@@ -19986,6 +20854,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_max_reduce_work_group(ishmem_team_t team, p
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
@@ -20007,6 +20876,7 @@ ISHMEM_HD inline int ishmemx_uchar_max_reduce_work_group(unsigned char* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
@@ -20028,6 +20898,7 @@ ISHMEM_HD inline int ishmemx_uchar_max_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
@@ -20049,6 +20920,7 @@ ISHMEM_HD inline int ishmemx_ushort_max_reduce_work_group(unsigned short* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
@@ -20070,6 +20942,7 @@ ISHMEM_HD inline int ishmemx_ushort_max_reduce_work_group(ishmem_team_t team, un
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
@@ -20091,6 +20964,7 @@ ISHMEM_HD inline int ishmemx_uint_max_reduce_work_group(unsigned int* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
@@ -20112,6 +20986,7 @@ ISHMEM_HD inline int ishmemx_uint_max_reduce_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
@@ -20133,6 +21008,7 @@ ISHMEM_HD inline int ishmemx_ulong_max_reduce_work_group(unsigned long* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
@@ -20154,6 +21030,7 @@ ISHMEM_HD inline int ishmemx_ulong_max_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
@@ -20175,6 +21052,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_max_reduce_work_group(unsigned long long*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
@@ -20196,6 +21074,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_max_reduce_work_group(ishmem_team_t team,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
@@ -20217,6 +21096,7 @@ ISHMEM_HD inline int ishmemx_int8_max_reduce_work_group(int8_t* dest, const int8
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
@@ -20238,6 +21118,7 @@ ISHMEM_HD inline int ishmemx_int8_max_reduce_work_group(ishmem_team_t team, int8
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
@@ -20259,6 +21140,7 @@ ISHMEM_HD inline int ishmemx_int16_max_reduce_work_group(int16_t* dest, const in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
@@ -20280,6 +21162,7 @@ ISHMEM_HD inline int ishmemx_int16_max_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
@@ -20301,6 +21184,7 @@ ISHMEM_HD inline int ishmemx_int32_max_reduce_work_group(int32_t* dest, const in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
@@ -20322,6 +21206,7 @@ ISHMEM_HD inline int ishmemx_int32_max_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
@@ -20343,6 +21228,7 @@ ISHMEM_HD inline int ishmemx_int64_max_reduce_work_group(int64_t* dest, const in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
@@ -20364,6 +21250,7 @@ ISHMEM_HD inline int ishmemx_int64_max_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
@@ -20385,6 +21272,7 @@ ISHMEM_HD inline int ishmemx_uint8_max_reduce_work_group(uint8_t* dest, const ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
@@ -20406,6 +21294,7 @@ ISHMEM_HD inline int ishmemx_uint8_max_reduce_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
@@ -20427,6 +21316,7 @@ ISHMEM_HD inline int ishmemx_uint16_max_reduce_work_group(uint16_t* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
@@ -20448,6 +21338,7 @@ ISHMEM_HD inline int ishmemx_uint16_max_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
@@ -20469,6 +21360,7 @@ ISHMEM_HD inline int ishmemx_uint32_max_reduce_work_group(uint32_t* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
@@ -20490,6 +21382,7 @@ ISHMEM_HD inline int ishmemx_uint32_max_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
@@ -20511,6 +21404,7 @@ ISHMEM_HD inline int ishmemx_uint64_max_reduce_work_group(uint64_t* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
@@ -20532,6 +21426,7 @@ ISHMEM_HD inline int ishmemx_uint64_max_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
@@ -20553,6 +21448,7 @@ ISHMEM_HD inline int ishmemx_size_max_reduce_work_group(size_t* dest, const size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<size_t>(team, dest, source, nreduce, group);
@@ -20574,6 +21470,7 @@ ISHMEM_HD inline int ishmemx_size_max_reduce_work_group(ishmem_team_t team, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<size_t>(team, dest, source, nreduce, group);
@@ -20595,6 +21492,7 @@ ISHMEM_HD inline int ishmemx_float_max_reduce_work_group(float* dest, const floa
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::max_reduce_work_group<float>(team, dest, source, nreduce, group);
@@ -20616,6 +21514,7 @@ ISHMEM_HD inline int ishmemx_float_max_reduce_work_group(ishmem_team_t team, flo
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::max_reduce_work_group<float>(team, dest, source, nreduce, group);
@@ -20637,6 +21536,7 @@ ISHMEM_HD inline int ishmemx_double_max_reduce_work_group(double* dest, const do
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::max_reduce_work_group<double>(team, dest, source, nreduce, group);
@@ -20658,6 +21558,7 @@ ISHMEM_HD inline int ishmemx_double_max_reduce_work_group(ishmem_team_t team, do
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::max_reduce_work_group<double>(team, dest, source, nreduce, group);
@@ -20703,6 +21604,7 @@ ISHMEM_HD inline int ishmemx_max_reduce_work_group(T* dest, const T* source, siz
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::max_reduce_work_group<T>(team, dest, source, nreduce, group);
@@ -20726,6 +21628,7 @@ ISHMEM_HD inline int ishmemx_max_reduce_work_group(ishmem_team_t team, T* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::max_reduce_work_group<T>(team, dest, source, nreduce, group);
@@ -20748,6 +21651,7 @@ ISHMEM_HD inline int ishmemx_char_min_reduce_work_group(char* dest, const char* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::min_reduce_work_group<char>(team, dest, source, nreduce, group);
@@ -20769,6 +21673,7 @@ ISHMEM_HD inline int ishmemx_char_min_reduce_work_group(ishmem_team_t team, char
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::min_reduce_work_group<char>(team, dest, source, nreduce, group);
@@ -20790,6 +21695,7 @@ ISHMEM_HD inline int ishmemx_schar_min_reduce_work_group(signed char* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::min_reduce_work_group<signed char>(team, dest, source, nreduce, group);
@@ -20811,6 +21717,7 @@ ISHMEM_HD inline int ishmemx_schar_min_reduce_work_group(ishmem_team_t team, sig
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::min_reduce_work_group<signed char>(team, dest, source, nreduce, group);
@@ -20832,6 +21739,7 @@ ISHMEM_HD inline int ishmemx_short_min_reduce_work_group(short* dest, const shor
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::min_reduce_work_group<short>(team, dest, source, nreduce, group);
@@ -20853,6 +21761,7 @@ ISHMEM_HD inline int ishmemx_short_min_reduce_work_group(ishmem_team_t team, sho
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::min_reduce_work_group<short>(team, dest, source, nreduce, group);
@@ -20874,6 +21783,7 @@ ISHMEM_HD inline int ishmemx_int_min_reduce_work_group(int* dest, const int* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int>(team, dest, source, nreduce, group);
@@ -20895,6 +21805,7 @@ ISHMEM_HD inline int ishmemx_int_min_reduce_work_group(ishmem_team_t team, int* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int>(team, dest, source, nreduce, group);
@@ -20916,6 +21827,7 @@ ISHMEM_HD inline int ishmemx_long_min_reduce_work_group(long* dest, const long* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::min_reduce_work_group<long>(team, dest, source, nreduce, group);
@@ -20937,6 +21849,7 @@ ISHMEM_HD inline int ishmemx_long_min_reduce_work_group(ishmem_team_t team, long
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::min_reduce_work_group<long>(team, dest, source, nreduce, group);
@@ -20958,6 +21871,7 @@ ISHMEM_HD inline int ishmemx_longlong_min_reduce_work_group(long long* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::min_reduce_work_group<long long>(team, dest, source, nreduce, group);
@@ -20979,6 +21893,7 @@ ISHMEM_HD inline int ishmemx_longlong_min_reduce_work_group(ishmem_team_t team, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::min_reduce_work_group<long long>(team, dest, source, nreduce, group);
@@ -21000,6 +21915,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_min_reduce_work_group(ptrdiff_t* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
@@ -21021,6 +21937,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_min_reduce_work_group(ishmem_team_t team, p
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
@@ -21042,6 +21959,7 @@ ISHMEM_HD inline int ishmemx_uchar_min_reduce_work_group(unsigned char* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
@@ -21063,6 +21981,7 @@ ISHMEM_HD inline int ishmemx_uchar_min_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
@@ -21084,6 +22003,7 @@ ISHMEM_HD inline int ishmemx_ushort_min_reduce_work_group(unsigned short* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
@@ -21105,6 +22025,7 @@ ISHMEM_HD inline int ishmemx_ushort_min_reduce_work_group(ishmem_team_t team, un
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
@@ -21126,6 +22047,7 @@ ISHMEM_HD inline int ishmemx_uint_min_reduce_work_group(unsigned int* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
@@ -21147,6 +22069,7 @@ ISHMEM_HD inline int ishmemx_uint_min_reduce_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
@@ -21168,6 +22091,7 @@ ISHMEM_HD inline int ishmemx_ulong_min_reduce_work_group(unsigned long* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
@@ -21189,6 +22113,7 @@ ISHMEM_HD inline int ishmemx_ulong_min_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
@@ -21210,6 +22135,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_min_reduce_work_group(unsigned long long*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
@@ -21231,6 +22157,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_min_reduce_work_group(ishmem_team_t team,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
@@ -21252,6 +22179,7 @@ ISHMEM_HD inline int ishmemx_int8_min_reduce_work_group(int8_t* dest, const int8
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
@@ -21273,6 +22201,7 @@ ISHMEM_HD inline int ishmemx_int8_min_reduce_work_group(ishmem_team_t team, int8
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
@@ -21294,6 +22223,7 @@ ISHMEM_HD inline int ishmemx_int16_min_reduce_work_group(int16_t* dest, const in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
@@ -21315,6 +22245,7 @@ ISHMEM_HD inline int ishmemx_int16_min_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
@@ -21336,6 +22267,7 @@ ISHMEM_HD inline int ishmemx_int32_min_reduce_work_group(int32_t* dest, const in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
@@ -21357,6 +22289,7 @@ ISHMEM_HD inline int ishmemx_int32_min_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
@@ -21378,6 +22311,7 @@ ISHMEM_HD inline int ishmemx_int64_min_reduce_work_group(int64_t* dest, const in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
@@ -21399,6 +22333,7 @@ ISHMEM_HD inline int ishmemx_int64_min_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
@@ -21420,6 +22355,7 @@ ISHMEM_HD inline int ishmemx_uint8_min_reduce_work_group(uint8_t* dest, const ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
@@ -21441,6 +22377,7 @@ ISHMEM_HD inline int ishmemx_uint8_min_reduce_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
@@ -21462,6 +22399,7 @@ ISHMEM_HD inline int ishmemx_uint16_min_reduce_work_group(uint16_t* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
@@ -21483,6 +22421,7 @@ ISHMEM_HD inline int ishmemx_uint16_min_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
@@ -21504,6 +22443,7 @@ ISHMEM_HD inline int ishmemx_uint32_min_reduce_work_group(uint32_t* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
@@ -21525,6 +22465,7 @@ ISHMEM_HD inline int ishmemx_uint32_min_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
@@ -21546,6 +22487,7 @@ ISHMEM_HD inline int ishmemx_uint64_min_reduce_work_group(uint64_t* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
@@ -21567,6 +22509,7 @@ ISHMEM_HD inline int ishmemx_uint64_min_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
@@ -21588,6 +22531,7 @@ ISHMEM_HD inline int ishmemx_size_min_reduce_work_group(size_t* dest, const size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<size_t>(team, dest, source, nreduce, group);
@@ -21609,6 +22553,7 @@ ISHMEM_HD inline int ishmemx_size_min_reduce_work_group(ishmem_team_t team, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<size_t>(team, dest, source, nreduce, group);
@@ -21630,6 +22575,7 @@ ISHMEM_HD inline int ishmemx_float_min_reduce_work_group(float* dest, const floa
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::min_reduce_work_group<float>(team, dest, source, nreduce, group);
@@ -21651,6 +22597,7 @@ ISHMEM_HD inline int ishmemx_float_min_reduce_work_group(ishmem_team_t team, flo
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::min_reduce_work_group<float>(team, dest, source, nreduce, group);
@@ -21672,6 +22619,7 @@ ISHMEM_HD inline int ishmemx_double_min_reduce_work_group(double* dest, const do
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::min_reduce_work_group<double>(team, dest, source, nreduce, group);
@@ -21693,6 +22641,7 @@ ISHMEM_HD inline int ishmemx_double_min_reduce_work_group(ishmem_team_t team, do
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::min_reduce_work_group<double>(team, dest, source, nreduce, group);
@@ -21738,6 +22687,7 @@ ISHMEM_HD inline int ishmemx_min_reduce_work_group(T* dest, const T* source, siz
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::min_reduce_work_group<T>(team, dest, source, nreduce, group);
@@ -21761,6 +22711,7 @@ ISHMEM_HD inline int ishmemx_min_reduce_work_group(ishmem_team_t team, T* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::min_reduce_work_group<T>(team, dest, source, nreduce, group);
@@ -21783,6 +22734,7 @@ ISHMEM_HD inline int ishmemx_char_sum_reduce_work_group(char* dest, const char* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<char>(team, dest, source, nreduce, group);
@@ -21804,6 +22756,7 @@ ISHMEM_HD inline int ishmemx_char_sum_reduce_work_group(ishmem_team_t team, char
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<char>(team, dest, source, nreduce, group);
@@ -21825,6 +22778,7 @@ ISHMEM_HD inline int ishmemx_schar_sum_reduce_work_group(signed char* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<signed char>(team, dest, source, nreduce, group);
@@ -21846,6 +22800,7 @@ ISHMEM_HD inline int ishmemx_schar_sum_reduce_work_group(ishmem_team_t team, sig
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<signed char>(team, dest, source, nreduce, group);
@@ -21867,6 +22822,7 @@ ISHMEM_HD inline int ishmemx_short_sum_reduce_work_group(short* dest, const shor
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<short>(team, dest, source, nreduce, group);
@@ -21888,6 +22844,7 @@ ISHMEM_HD inline int ishmemx_short_sum_reduce_work_group(ishmem_team_t team, sho
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<short>(team, dest, source, nreduce, group);
@@ -21909,6 +22866,7 @@ ISHMEM_HD inline int ishmemx_int_sum_reduce_work_group(int* dest, const int* sou
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int>(team, dest, source, nreduce, group);
@@ -21930,6 +22888,7 @@ ISHMEM_HD inline int ishmemx_int_sum_reduce_work_group(ishmem_team_t team, int* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int>(team, dest, source, nreduce, group);
@@ -21951,6 +22910,7 @@ ISHMEM_HD inline int ishmemx_long_sum_reduce_work_group(long* dest, const long* 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<long>(team, dest, source, nreduce, group);
@@ -21972,6 +22932,7 @@ ISHMEM_HD inline int ishmemx_long_sum_reduce_work_group(ishmem_team_t team, long
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<long>(team, dest, source, nreduce, group);
@@ -21993,6 +22954,7 @@ ISHMEM_HD inline int ishmemx_longlong_sum_reduce_work_group(long long* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<long long>(team, dest, source, nreduce, group);
@@ -22014,6 +22976,7 @@ ISHMEM_HD inline int ishmemx_longlong_sum_reduce_work_group(ishmem_team_t team, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<long long>(team, dest, source, nreduce, group);
@@ -22035,6 +22998,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_sum_reduce_work_group(ptrdiff_t* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
@@ -22056,6 +23020,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_sum_reduce_work_group(ishmem_team_t team, p
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
@@ -22077,6 +23042,7 @@ ISHMEM_HD inline int ishmemx_uchar_sum_reduce_work_group(unsigned char* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
@@ -22098,6 +23064,7 @@ ISHMEM_HD inline int ishmemx_uchar_sum_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
@@ -22119,6 +23086,7 @@ ISHMEM_HD inline int ishmemx_ushort_sum_reduce_work_group(unsigned short* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
@@ -22140,6 +23108,7 @@ ISHMEM_HD inline int ishmemx_ushort_sum_reduce_work_group(ishmem_team_t team, un
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
@@ -22161,6 +23130,7 @@ ISHMEM_HD inline int ishmemx_uint_sum_reduce_work_group(unsigned int* dest, cons
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
@@ -22182,6 +23152,7 @@ ISHMEM_HD inline int ishmemx_uint_sum_reduce_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
@@ -22203,6 +23174,7 @@ ISHMEM_HD inline int ishmemx_ulong_sum_reduce_work_group(unsigned long* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
@@ -22224,6 +23196,7 @@ ISHMEM_HD inline int ishmemx_ulong_sum_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
@@ -22245,6 +23218,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_sum_reduce_work_group(unsigned long long*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
@@ -22266,6 +23240,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_sum_reduce_work_group(ishmem_team_t team,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
@@ -22287,6 +23262,7 @@ ISHMEM_HD inline int ishmemx_int8_sum_reduce_work_group(int8_t* dest, const int8
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
@@ -22308,6 +23284,7 @@ ISHMEM_HD inline int ishmemx_int8_sum_reduce_work_group(ishmem_team_t team, int8
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
@@ -22329,6 +23306,7 @@ ISHMEM_HD inline int ishmemx_int16_sum_reduce_work_group(int16_t* dest, const in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
@@ -22350,6 +23328,7 @@ ISHMEM_HD inline int ishmemx_int16_sum_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
@@ -22371,6 +23350,7 @@ ISHMEM_HD inline int ishmemx_int32_sum_reduce_work_group(int32_t* dest, const in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
@@ -22392,6 +23372,7 @@ ISHMEM_HD inline int ishmemx_int32_sum_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
@@ -22413,6 +23394,7 @@ ISHMEM_HD inline int ishmemx_int64_sum_reduce_work_group(int64_t* dest, const in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
@@ -22434,6 +23416,7 @@ ISHMEM_HD inline int ishmemx_int64_sum_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
@@ -22455,6 +23438,7 @@ ISHMEM_HD inline int ishmemx_uint8_sum_reduce_work_group(uint8_t* dest, const ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
@@ -22476,6 +23460,7 @@ ISHMEM_HD inline int ishmemx_uint8_sum_reduce_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
@@ -22497,6 +23482,7 @@ ISHMEM_HD inline int ishmemx_uint16_sum_reduce_work_group(uint16_t* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
@@ -22518,6 +23504,7 @@ ISHMEM_HD inline int ishmemx_uint16_sum_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
@@ -22539,6 +23526,7 @@ ISHMEM_HD inline int ishmemx_uint32_sum_reduce_work_group(uint32_t* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
@@ -22560,6 +23548,7 @@ ISHMEM_HD inline int ishmemx_uint32_sum_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
@@ -22581,6 +23570,7 @@ ISHMEM_HD inline int ishmemx_uint64_sum_reduce_work_group(uint64_t* dest, const 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
@@ -22602,6 +23592,7 @@ ISHMEM_HD inline int ishmemx_uint64_sum_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
@@ -22623,6 +23614,7 @@ ISHMEM_HD inline int ishmemx_size_sum_reduce_work_group(size_t* dest, const size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<size_t>(team, dest, source, nreduce, group);
@@ -22644,6 +23636,7 @@ ISHMEM_HD inline int ishmemx_size_sum_reduce_work_group(ishmem_team_t team, size
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<size_t>(team, dest, source, nreduce, group);
@@ -22665,6 +23658,7 @@ ISHMEM_HD inline int ishmemx_float_sum_reduce_work_group(float* dest, const floa
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<float>(team, dest, source, nreduce, group);
@@ -22686,6 +23680,7 @@ ISHMEM_HD inline int ishmemx_float_sum_reduce_work_group(ishmem_team_t team, flo
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<float>(team, dest, source, nreduce, group);
@@ -22707,6 +23702,7 @@ ISHMEM_HD inline int ishmemx_double_sum_reduce_work_group(double* dest, const do
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<double>(team, dest, source, nreduce, group);
@@ -22728,6 +23724,7 @@ ISHMEM_HD inline int ishmemx_double_sum_reduce_work_group(ishmem_team_t team, do
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<double>(team, dest, source, nreduce, group);
@@ -22773,6 +23770,7 @@ ISHMEM_HD inline int ishmemx_sum_reduce_work_group(T* dest, const T* source, siz
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<T>(team, dest, source, nreduce, group);
@@ -22796,6 +23794,7 @@ ISHMEM_HD inline int ishmemx_sum_reduce_work_group(ishmem_team_t team, T* dest, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<T>(team, dest, source, nreduce, group);
@@ -22818,6 +23817,7 @@ ISHMEM_HD inline int ishmemx_char_prod_reduce_work_group(char* dest, const char*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<char>(team, dest, source, nreduce, group);
@@ -22839,6 +23839,7 @@ ISHMEM_HD inline int ishmemx_char_prod_reduce_work_group(ishmem_team_t team, cha
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<char>(team, dest, source, nreduce, group);
@@ -22860,6 +23861,7 @@ ISHMEM_HD inline int ishmemx_schar_prod_reduce_work_group(signed char* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<signed char>(team, dest, source, nreduce, group);
@@ -22881,6 +23883,7 @@ ISHMEM_HD inline int ishmemx_schar_prod_reduce_work_group(ishmem_team_t team, si
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<signed char>(team, dest, source, nreduce, group);
@@ -22902,6 +23905,7 @@ ISHMEM_HD inline int ishmemx_short_prod_reduce_work_group(short* dest, const sho
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<short>(team, dest, source, nreduce, group);
@@ -22923,6 +23927,7 @@ ISHMEM_HD inline int ishmemx_short_prod_reduce_work_group(ishmem_team_t team, sh
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<short>(team, dest, source, nreduce, group);
@@ -22944,6 +23949,7 @@ ISHMEM_HD inline int ishmemx_int_prod_reduce_work_group(int* dest, const int* so
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int>(team, dest, source, nreduce, group);
@@ -22965,6 +23971,7 @@ ISHMEM_HD inline int ishmemx_int_prod_reduce_work_group(ishmem_team_t team, int*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int>(team, dest, source, nreduce, group);
@@ -22986,6 +23993,7 @@ ISHMEM_HD inline int ishmemx_long_prod_reduce_work_group(long* dest, const long*
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<long>(team, dest, source, nreduce, group);
@@ -23007,6 +24015,7 @@ ISHMEM_HD inline int ishmemx_long_prod_reduce_work_group(ishmem_team_t team, lon
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<long>(team, dest, source, nreduce, group);
@@ -23028,6 +24037,7 @@ ISHMEM_HD inline int ishmemx_longlong_prod_reduce_work_group(long long* dest, co
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<long long>(team, dest, source, nreduce, group);
@@ -23049,6 +24059,7 @@ ISHMEM_HD inline int ishmemx_longlong_prod_reduce_work_group(ishmem_team_t team,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<long long>(team, dest, source, nreduce, group);
@@ -23070,6 +24081,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_prod_reduce_work_group(ptrdiff_t* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
@@ -23091,6 +24103,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_prod_reduce_work_group(ishmem_team_t team, 
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
@@ -23112,6 +24125,7 @@ ISHMEM_HD inline int ishmemx_uchar_prod_reduce_work_group(unsigned char* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
@@ -23133,6 +24147,7 @@ ISHMEM_HD inline int ishmemx_uchar_prod_reduce_work_group(ishmem_team_t team, un
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
@@ -23154,6 +24169,7 @@ ISHMEM_HD inline int ishmemx_ushort_prod_reduce_work_group(unsigned short* dest,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
@@ -23175,6 +24191,7 @@ ISHMEM_HD inline int ishmemx_ushort_prod_reduce_work_group(ishmem_team_t team, u
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
@@ -23196,6 +24213,7 @@ ISHMEM_HD inline int ishmemx_uint_prod_reduce_work_group(unsigned int* dest, con
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
@@ -23217,6 +24235,7 @@ ISHMEM_HD inline int ishmemx_uint_prod_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
@@ -23238,6 +24257,7 @@ ISHMEM_HD inline int ishmemx_ulong_prod_reduce_work_group(unsigned long* dest, c
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
@@ -23259,6 +24279,7 @@ ISHMEM_HD inline int ishmemx_ulong_prod_reduce_work_group(ishmem_team_t team, un
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
@@ -23280,6 +24301,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_prod_reduce_work_group(unsigned long long
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
@@ -23301,6 +24323,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_prod_reduce_work_group(ishmem_team_t team
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
@@ -23322,6 +24345,7 @@ ISHMEM_HD inline int ishmemx_int8_prod_reduce_work_group(int8_t* dest, const int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
@@ -23343,6 +24367,7 @@ ISHMEM_HD inline int ishmemx_int8_prod_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
@@ -23364,6 +24389,7 @@ ISHMEM_HD inline int ishmemx_int16_prod_reduce_work_group(int16_t* dest, const i
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
@@ -23385,6 +24411,7 @@ ISHMEM_HD inline int ishmemx_int16_prod_reduce_work_group(ishmem_team_t team, in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
@@ -23406,6 +24433,7 @@ ISHMEM_HD inline int ishmemx_int32_prod_reduce_work_group(int32_t* dest, const i
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
@@ -23427,6 +24455,7 @@ ISHMEM_HD inline int ishmemx_int32_prod_reduce_work_group(ishmem_team_t team, in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
@@ -23448,6 +24477,7 @@ ISHMEM_HD inline int ishmemx_int64_prod_reduce_work_group(int64_t* dest, const i
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
@@ -23469,6 +24499,7 @@ ISHMEM_HD inline int ishmemx_int64_prod_reduce_work_group(ishmem_team_t team, in
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
@@ -23490,6 +24521,7 @@ ISHMEM_HD inline int ishmemx_uint8_prod_reduce_work_group(uint8_t* dest, const u
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
@@ -23511,6 +24543,7 @@ ISHMEM_HD inline int ishmemx_uint8_prod_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
@@ -23532,6 +24565,7 @@ ISHMEM_HD inline int ishmemx_uint16_prod_reduce_work_group(uint16_t* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
@@ -23553,6 +24587,7 @@ ISHMEM_HD inline int ishmemx_uint16_prod_reduce_work_group(ishmem_team_t team, u
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
@@ -23574,6 +24609,7 @@ ISHMEM_HD inline int ishmemx_uint32_prod_reduce_work_group(uint32_t* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
@@ -23595,6 +24631,7 @@ ISHMEM_HD inline int ishmemx_uint32_prod_reduce_work_group(ishmem_team_t team, u
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
@@ -23616,6 +24653,7 @@ ISHMEM_HD inline int ishmemx_uint64_prod_reduce_work_group(uint64_t* dest, const
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
@@ -23637,6 +24675,7 @@ ISHMEM_HD inline int ishmemx_uint64_prod_reduce_work_group(ishmem_team_t team, u
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
@@ -23658,6 +24697,7 @@ ISHMEM_HD inline int ishmemx_size_prod_reduce_work_group(size_t* dest, const siz
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<size_t>(team, dest, source, nreduce, group);
@@ -23679,6 +24719,7 @@ ISHMEM_HD inline int ishmemx_size_prod_reduce_work_group(ishmem_team_t team, siz
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<size_t>(team, dest, source, nreduce, group);
@@ -23700,6 +24741,7 @@ ISHMEM_HD inline int ishmemx_float_prod_reduce_work_group(float* dest, const flo
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<float>(team, dest, source, nreduce, group);
@@ -23721,6 +24763,7 @@ ISHMEM_HD inline int ishmemx_float_prod_reduce_work_group(ishmem_team_t team, fl
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<float>(team, dest, source, nreduce, group);
@@ -23742,6 +24785,7 @@ ISHMEM_HD inline int ishmemx_double_prod_reduce_work_group(double* dest, const d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<double>(team, dest, source, nreduce, group);
@@ -23763,6 +24807,7 @@ ISHMEM_HD inline int ishmemx_double_prod_reduce_work_group(ishmem_team_t team, d
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<double>(team, dest, source, nreduce, group);
@@ -23808,6 +24853,7 @@ ISHMEM_HD inline int ishmemx_prod_reduce_work_group(T* dest, const T* source, si
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<T>(team, dest, source, nreduce, group);
@@ -23831,6 +24877,7 @@ ISHMEM_HD inline int ishmemx_prod_reduce_work_group(ishmem_team_t team, T* dest,
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+        ishmemi::dev::fail_unreported(fn);
     }
     if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<T>(team, dest, source, nreduce, group);

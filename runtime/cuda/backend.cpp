@@ -66,6 +66,8 @@ char* medium_region() { return sync_region() + team_slots_max * sizeof(gpu_sync_
                   "caller in a team's collectives at a time", m.a);
         case err_team_size:
             fatal(routine, "team %lld has %lld PEs; collectives in device code serve teams of at most %lld", m.a, m.b, m.c);
+        case err_unreported:
+            fatal(routine, "internal error: an argument check failed without naming its reason; please report it");
         default: fatal(routine, "device-side error %d", m.code);
     }
 }

@@ -3,7 +3,7 @@
 Each device check is a predicate (ishmemi::dev::ok_*) and a report (ishmemi::dev::check_*). A device
 body with two or more checks computes every predicate, joined by &, and branches once; inside the
 branch the reports run in the spec's order, so the first failing check is the one reported, as in
-the host body. The predicates are the reports' own arguments without the routine and parameter names.
+the host body, and a call that never returns ends it. The predicates are the reports' own arguments without the routine and parameter names.
 """
 import re
 
@@ -34,7 +34,8 @@ def test_reports_and_predicates_pair_up_in_order(device_eps):
         assert len(heads) == 1, ep.name
         i = heads[0]
         end = body.index("}", i)
-        reports = [l.strip() for l in body[i + 1:end]]
+        assert body[end - 1].strip() == "ishmemi::dev::fail_unreported(fn);", ep.name
+        reports = [l.strip() for l in body[i + 1:end - 1]]
         # The reports are the host body's checks, in its order, under device names.
         assert reports == [l.replace("ishmemi::check_", "ishmemi::dev::check_")
                            .replace("ishmemi::strided_extent", "ishmemi::dev::strided_extent")

@@ -38,6 +38,7 @@ enum device_error : int {
     err_aligned,        // a: address, b: alignment, param
     err_concurrent,     // a: team (two callers of one PE inside a data collective on it at once)
     err_team_size,      // a: team, b: its size, c: the largest size device collectives support
+    err_unreported,     // an entry point's checks failed as a whole but none reported why (a library bug)
 };
 
 // ishmemx_print from device code: messages go to the host through a ring in mapped pinned host
@@ -135,6 +136,13 @@ struct gpu_medium_slot {
     alignas(128) char stage[2][half_bytes];
 };
 inline constexpr int medium_slots = 8;
+// Whether [a, a + bytes) lies in the heap [lo, lo + size) (a null address with no bytes passes too):
+// the device's address check (device.cuh, ok_symmetric). The address is compared with bounds
+// computed without it, so that where it comes from a load (a pointer chase of g calls) one compare,
+// not a subtraction and two compares, stands between it and the check's branch.
+ISHMEM_HD constexpr bool in_heap(uintptr_t a, size_t bytes, uintptr_t lo, size_t size) {
+    return ((bytes <= size) & (a >= lo) & (a <= lo + (size - bytes))) | ((bytes == 0) & (a == 0));
+}
 // Where a member's block starts after the one before in a stage half: its bytes, 16-byte aligned.
 ISHMEM_HD inline size_t medium_stride(size_t bytes) { return (bytes + 15) / 16 * 16; }
 // The bytes of part p of each member's block of `bytes` (ranges of 16-byte multiples of at least
