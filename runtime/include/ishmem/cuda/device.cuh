@@ -46,7 +46,7 @@ __device__ inline ::cuda::atomic_ref<T, ::cuda::thread_scope_system> sys_ref(T* 
 
 // Leaves the error for the host's watcher (which prints it and ends the process), gives it time to
 // do so, then stops the kernel. Never returns, and says so: a branch to it needs no point where the
-// warp's threads meet again, which took 0.017 us from each checked g (bench/results/g-chase-study-*).
+// warp's threads meet again, which took 0.016 us from each checked g (bench/results/g-chase-study-*).
 [[noreturn]] __device__ __noinline__ inline void fail(int code, const char* routine, const char* param, long long a, long long b,
                                          long long c) {
     ishmemi::cuda::error_mailbox* mb = dstate.mailbox;
@@ -80,72 +80,63 @@ __device__ inline ::cuda::atomic_ref<T, ::cuda::thread_scope_system> sys_ref(T* 
 
 // Each check is a predicate (ok_*: true when the argument is good) and a report (check_*: the line
 // and the trap when it is not). Entry points test all their predicates at once and call the reports
-// only when one fails (generator/model.py, _fused_checks); without ISHMEM_DEVICE_CHECKS both are
-// nothing.
-#if ISHMEM_DEVICE_CHECKS
-__device__ inline bool ok_init() { return dstate.initialized; }
-__device__ inline bool ok_pe(int pe) { return static_cast<unsigned>(pe) < static_cast<unsigned>(dstate.n_pes); }
+// only when one fails (generator/model.py, _fused_checks). ISHMEM_DEVICE_CHECKS=0 makes every
+// predicate true, so that the compiler drops both.
+inline constexpr bool device_checks_on = ISHMEM_DEVICE_CHECKS != 0;
+__device__ inline bool ok_init() { return !device_checks_on || dstate.initialized; }
+__device__ inline bool ok_pe(int pe) {
+    return !device_checks_on || static_cast<unsigned>(pe) < static_cast<unsigned>(dstate.n_pes);
+}
 // [addr, addr + bytes) inside this PE's heap: see ishmemi::cuda::in_heap.
 __device__ inline bool ok_symmetric(const void* addr, size_t bytes) {
-    return ishmemi::cuda::in_heap(reinterpret_cast<uintptr_t>(addr), bytes,
-                                  reinterpret_cast<uintptr_t>(dstate.heap_base), dstate.heap_size);
+    return !device_checks_on || ishmemi::cuda::in_heap(reinterpret_cast<uintptr_t>(addr), bytes,
+                                                       reinterpret_cast<uintptr_t>(dstate.heap_base), dstate.heap_size);
 }
-__device__ inline bool ok_nonnull(const void* p, size_t count) { return (p != nullptr) | (count == 0); }
-__device__ inline bool ok_sig_op(int sig_op) { return (sig_op == ISHMEM_SIGNAL_SET) | (sig_op == ISHMEM_SIGNAL_ADD); }
-__device__ inline bool ok_cmp(int cmp) { return static_cast<unsigned>(cmp - ISHMEM_CMP_EQ) <= unsigned(ISHMEM_CMP_LE - ISHMEM_CMP_EQ); }
-__device__ inline bool ok_positive(ptrdiff_t v) { return v > 0; }
-__device__ inline bool ok_power_of_two(size_t v) { return (v != 0) & ((v & (v - 1)) == 0); }
+__device__ inline bool ok_nonnull(const void* p, size_t count) { return !device_checks_on || ((p != nullptr) | (count == 0)); }
+__device__ inline bool ok_sig_op(int sig_op) {
+    return !device_checks_on || ((sig_op == ISHMEM_SIGNAL_SET) | (sig_op == ISHMEM_SIGNAL_ADD));
+}
+__device__ inline bool ok_cmp(int cmp) { return !device_checks_on || static_cast<unsigned>(cmp) - unsigned(ISHMEM_CMP_EQ) <= unsigned(ISHMEM_CMP_LE - ISHMEM_CMP_EQ); }
+__device__ inline bool ok_positive(ptrdiff_t v) { return !device_checks_on || v > 0; }
+__device__ inline bool ok_power_of_two(size_t v) { return !device_checks_on || ((v != 0) & ((v & (v - 1)) == 0)); }
 // A mask test: see ishmemi::check_aligned. A misaligned atomic would fault the kernel without a word.
 __device__ inline bool ok_aligned(const void* addr, size_t align) {
-    return (reinterpret_cast<uintptr_t>(addr) & (align - 1)) == 0;
+    return !device_checks_on || (reinterpret_cast<uintptr_t>(addr) & (align - 1)) == 0;
 }
-#define ISHMEMI_DEVICE_CHECK(cond, ...) \
-    do {                                 \
-        if (__builtin_expect(!(cond), 0)) fail(__VA_ARGS__); \
-    } while (0)
-#else
-__device__ inline bool ok_init() { return true; }
-__device__ inline bool ok_pe(int) { return true; }
-__device__ inline bool ok_symmetric(const void*, size_t) { return true; }
-__device__ inline bool ok_nonnull(const void*, size_t) { return true; }
-__device__ inline bool ok_sig_op(int) { return true; }
-__device__ inline bool ok_cmp(int) { return true; }
-__device__ inline bool ok_positive(ptrdiff_t) { return true; }
-__device__ inline bool ok_power_of_two(size_t) { return true; }
-__device__ inline bool ok_aligned(const void*, size_t) { return true; }
-#define ISHMEMI_DEVICE_CHECK(cond, ...) ((void)0)
-#endif
 
 __device__ inline void check_init(const char* fn) {
-    ISHMEMI_DEVICE_CHECK(ok_init(), ishmemi::cuda::err_init, fn, nullptr, 0, 0, 0);
+    if (__builtin_expect(!ok_init(), 0)) fail(ishmemi::cuda::err_init, fn, nullptr, 0, 0, 0);
 }
 __device__ inline void check_pe(const char* fn, int pe) {
-    ISHMEMI_DEVICE_CHECK(ok_pe(pe), ishmemi::cuda::err_pe, fn, nullptr, pe, dstate.n_pes, 0);
+    if (__builtin_expect(!ok_pe(pe), 0)) fail(ishmemi::cuda::err_pe, fn, nullptr, pe, dstate.n_pes, 0);
 }
 __device__ inline void check_symmetric(const char* fn, const char* param, const void* addr, size_t bytes) {
-    ISHMEMI_DEVICE_CHECK(ok_symmetric(addr, bytes), ishmemi::cuda::err_symmetric, fn, param,
-                         static_cast<long long>(reinterpret_cast<uintptr_t>(addr)), static_cast<long long>(bytes), 0);
+    if (__builtin_expect(!ok_symmetric(addr, bytes), 0))
+        fail(ishmemi::cuda::err_symmetric, fn, param, static_cast<long long>(reinterpret_cast<uintptr_t>(addr)),
+             static_cast<long long>(bytes), 0);
 }
 __device__ inline void check_nonnull(const char* fn, const char* param, const void* p, size_t count) {
-    ISHMEMI_DEVICE_CHECK(ok_nonnull(p, count), ishmemi::cuda::err_nonnull, fn, param, static_cast<long long>(count), 0, 0);
+    if (__builtin_expect(!ok_nonnull(p, count), 0))
+        fail(ishmemi::cuda::err_nonnull, fn, param, static_cast<long long>(count), 0, 0);
 }
 __device__ inline void check_sig_op(const char* fn, int sig_op) {
-    ISHMEMI_DEVICE_CHECK(ok_sig_op(sig_op), ishmemi::cuda::err_sig_op, fn, nullptr, sig_op, 0, 0);
+    if (__builtin_expect(!ok_sig_op(sig_op), 0)) fail(ishmemi::cuda::err_sig_op, fn, nullptr, sig_op, 0, 0);
 }
 __device__ inline void check_cmp(const char* fn, int cmp) {
-    ISHMEMI_DEVICE_CHECK(ok_cmp(cmp), ishmemi::cuda::err_cmp, fn, nullptr, cmp, 0, 0);
+    if (__builtin_expect(!ok_cmp(cmp), 0)) fail(ishmemi::cuda::err_cmp, fn, nullptr, cmp, 0, 0);
 }
 __device__ inline void check_positive(const char* fn, const char* param, ptrdiff_t v) {
-    ISHMEMI_DEVICE_CHECK(ok_positive(v), ishmemi::cuda::err_positive, fn, param, v, 0, 0);
+    if (__builtin_expect(!ok_positive(v), 0)) fail(ishmemi::cuda::err_positive, fn, param, v, 0, 0);
 }
 __device__ inline void check_power_of_two(const char* fn, const char* param, size_t v) {
-    ISHMEMI_DEVICE_CHECK(ok_power_of_two(v), ishmemi::cuda::err_power_of_two, fn, param, static_cast<long long>(v), 0, 0);
+    if (__builtin_expect(!ok_power_of_two(v), 0))
+        fail(ishmemi::cuda::err_power_of_two, fn, param, static_cast<long long>(v), 0, 0);
 }
 __device__ inline void check_aligned(const char* fn, const char* param, const void* addr, size_t align) {
-    ISHMEMI_DEVICE_CHECK(ok_aligned(addr, align), ishmemi::cuda::err_aligned, fn, param,
-                         static_cast<long long>(reinterpret_cast<uintptr_t>(addr)), static_cast<long long>(align), 0);
+    if (__builtin_expect(!ok_aligned(addr, align), 0))
+        fail(ishmemi::cuda::err_aligned, fn, param, static_cast<long long>(reinterpret_cast<uintptr_t>(addr)),
+             static_cast<long long>(align), 0);
 }
-#undef ISHMEMI_DEVICE_CHECK
 // The end of an entry point's failed-check branch, after the reports: one of them has stopped the
 // kernel, since each report tests its predicate's own twin. Reached only if that pairing breaks; it
 // makes the branch one that never returns.
