@@ -36,6 +36,9 @@ expect() {
 expect bad_pe 1 'ishmem: PE 0: ishmem_int_p[^:]*: .*PE 99'
 expect bad_addr 1 'ishmem: PE 0: ishmem_int_p[^:]*: .*(heap|symmetric)'
 expect bad_cmp 1 'ishmem: PE 0: ishmem_int_wait_until[^:]*: .*99'
+# g loads before it branches on its checks: the load must not fault first.
+expect g_bad_pe 1 'ishmem: PE 0: ishmem_int_g[^:]*: .*PE 99'
+expect g_bad_addr 1 'ishmem: PE 0: ishmem_int_g[^:]*: .*(heap|symmetric)'
 # Two callers of one PE inside a collective on one team at once, through the ring and the stage.
 expect two_callers 1 'ishmem: PE 0: ishmem_broadcast[^:]*: another thread or group of this PE is inside a collective on team 0'
 expect two_callers_medium 1 'ishmem: PE 0: ishmem_broadcast[^:]*: another thread or group of this PE is inside a collective on team 0'

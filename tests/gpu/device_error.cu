@@ -2,10 +2,14 @@
 // "ishmem: PE <n>: <routine>: <reason>" (printed by the host side of the PE) and a nonzero exit.
 // check_device_error.sh runs it under ishmrun and checks the line.
 //
-// usage: device_error bad_pe | bad_addr | bad_cmp | bad_pe_on_last | two_callers | two_callers_medium
+// usage: device_error bad_pe | bad_addr | bad_cmp | g_bad_pe | g_bad_addr | bad_pe_on_last | two_callers |
+//                     two_callers_medium
 //   bad_pe              ishmem_int_p(dest, 1, 99) in a kernel
 //   bad_addr            ishmem_int_p(<cudaMalloc'd, not symmetric>, 1, 0) in a kernel
 //   bad_cmp             ishmem_int_wait_until(dest, 99, 0) in a kernel
+//   g_bad_pe            ishmem_int_g(dest, 99): g loads before its checks' branch (load_then_check),
+//                       so these two show that a bad PE or an address that would fault (16) still
+//   g_bad_addr          ishmem_int_g(16, 0)     gets our line, not the kernel's fault
 //   bad_pe_on_last      only the last PE makes the bad_pe call; the others wait in a barrier
 //   two_callers         two blocks of one kernel broadcast 8 bytes on the world at the same time,
 //                       over and over (a PE may have one caller in a team's collectives at a time)
@@ -19,6 +23,7 @@
 #include <cooperative_groups.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <thread>
@@ -31,6 +36,8 @@ __global__ void bad_call(int mode, int* dest, int* outside) {
         case 0: ishmem_int_p(dest, 1, 99); break;
         case 1: ishmem_int_p(outside, 1, 0); break;
         case 2: ishmem_int_wait_until(dest, 99, 0); break;
+        case 5: *dest = ishmem_int_g(dest, 99); break;
+        case 6: *dest = ishmem_int_g(reinterpret_cast<const int*>(uintptr_t{16}), 0); break;
     }
 }
 
@@ -49,12 +56,14 @@ int main(int argc, char** argv) {
     if (!std::strcmp(what, "bad_pe")) mode = 0;
     else if (!std::strcmp(what, "bad_addr")) mode = 1;
     else if (!std::strcmp(what, "bad_cmp")) mode = 2;
+    else if (!std::strcmp(what, "g_bad_pe")) mode = 5;
+    else if (!std::strcmp(what, "g_bad_addr")) mode = 6;
     else if (!std::strcmp(what, "bad_pe_on_last")) mode = 0, only_last = true;
     else if (!std::strcmp(what, "two_callers")) mode = 3;
     else if (!std::strcmp(what, "two_callers_medium")) mode = 4;
     if (mode < 0) {
-        std::fprintf(stderr, "usage: device_error bad_pe | bad_addr | bad_cmp | bad_pe_on_last | two_callers | "
-                             "two_callers_medium\n");
+        std::fprintf(stderr, "usage: device_error bad_pe | bad_addr | bad_cmp | g_bad_pe | g_bad_addr | bad_pe_on_last | "
+                             "two_callers | two_callers_medium\n");
         return 2;
     }
     ishmem_init();
@@ -71,7 +80,7 @@ int main(int argc, char** argv) {
     if (!only_last || me == ishmem_n_pes() - 1) {
         cudaStream_t s;
         cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-        if (mode >= 3)
+        if (mode == 3 || mode == 4)
             two_callers<<<2, 128, 0, s>>>(bcast, bcast + bytes, bytes);
         else
             bad_call<<<1, 32, 0, s>>>(mode, dest, outside);

@@ -10,6 +10,9 @@
 //                  the compiler needs no reconvergence point after it;
 //   - subtract:    the heap test as one subtraction and one compare ((a - lo) <= size - bytes);
 //   - sub+noret:   both.
+//   - select:      the load first, from the address when the predicates pass and from a word of the
+//                  kernel's own when one fails, then the branch to the reports (stop 32; the
+//                  library's g since then, spec load_then_check).
 // Time per g = kernel time / iterations, best of 5 after a warm-up; every chase's end is checked.
 // Run: build/bench/gpu/g_chase_study   (needs 2 GPUs)
 #include <cuda_runtime.h>
@@ -50,10 +53,27 @@ __device__ inline bool in_heap_sub(uintptr_t a, size_t bytes) {
     return ((bytes <= js.heap_size) & (off <= js.heap_size - bytes)) | ((bytes == 0) & (a == 0));
 }
 
-enum variant : int { v_none, v_library, v_noreturn, v_subtract, v_sub_noret, n_variants };
-constexpr const char* variant_name[] = {"none", "library", "noreturn", "subtract", "sub+noret"};
+enum variant : int { v_none, v_library, v_noreturn, v_subtract, v_sub_noret, v_select, n_variants };
+constexpr const char* variant_name[] = {"none", "library", "noreturn", "subtract", "sub+noret", "select"};
+
+alignas(16) __device__ int guard_word[4];
 
 template <int V> __device__ inline int g(const int* source, int pe) {
+    if constexpr (V == v_select) {
+        constexpr const char* fn = "ishmem_int_g";
+        const uintptr_t a = reinterpret_cast<uintptr_t>(source);
+        const bool ok_heap = in_heap_bounds(a, sizeof(int));
+        const bool ok_pe = static_cast<unsigned>(pe) < static_cast<unsigned>(js.n_pes);
+        const bool ok = bool(js.initialized) & ok_heap & ok_pe;
+        const char* p = reinterpret_cast<const char*>(source) + static_cast<long long>(pe - js.my_pe) * js.peer_stride;
+        const int v = *reinterpret_cast<const volatile int*>(ok ? p : reinterpret_cast<const char*>(guard_word));
+        if (__builtin_expect(!ok, 0)) {
+            if (!js.initialized) report_noreturn(1, fn, 0);
+            if (!ok_heap) report_noreturn(2, fn, static_cast<long long>(a));
+            report_noreturn(3, fn, pe);
+        }
+        return v;
+    }
     if constexpr (V != v_none) {
         constexpr const char* fn = "ishmem_int_g";
         const uintptr_t a = reinterpret_cast<uintptr_t>(source);
@@ -145,6 +165,7 @@ int main() {
         t[v_noreturn] = run<v_noreturn>(local, lines, iters, d_end, e0, e1, &right[v_noreturn]);
         t[v_subtract] = run<v_subtract>(local, lines, iters, d_end, e0, e1, &right[v_subtract]);
         t[v_sub_noret] = run<v_sub_noret>(local, lines, iters, d_end, e0, e1, &right[v_sub_noret]);
+        t[v_select] = run<v_select>(local, lines, iters, d_end, e0, e1, &right[v_select]);
         for (int v = 0; v < n_variants; ++v)
             std::printf("%s,%.4f,%s\n", variant_name[v], t[v], right[v] ? "yes" : "WRONG");
     }
