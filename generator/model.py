@@ -73,7 +73,6 @@ class Family:
     symbol: str = ""                 # the routine's name after the prefix; families sharing one are C++ overloads
     on_stream: bool = False          # _on_queue core is impl::<impl>_on_queue(q, deps, [ret,] ...): native on a CUDA stream
     openshmem: tuple[str, ...] = ()  # shmem.h forms that call it: base, ctx, variadic (see shmem_routines)
-    load_then_check: bool = False    # device base form: core <impl>_guarded(..., ok) loads, the reports follow
 
     @property
     def routine(self) -> str:
@@ -331,7 +330,6 @@ def _families(raw: RawSpec, tables: dict[str, TypeTable], groups: dict[str, "Mac
                 team=f.get("team", False), work_group_returns=f.get("work_group_returns", ""),
                 cuda="device" in callable_ and f.get("cuda", ch.get("cuda", True)),
                 symbol=f.get("symbol", f["name"]), on_stream=f.get("on_stream", False),
-                load_then_check=f.get("load_then_check", False),
                 openshmem=tuple(f.get("openshmem", ())))
             if fam.name in seen_names:
                 errors.append(f"{where}: duplicate family, first defined at {seen_names[fam.name]}")
@@ -552,24 +550,6 @@ def _fused_checks(checks: list[tuple[str, str]]) -> list[str]:
             + [f"    {line}" for line, _ in checks] + ["    ishmemi::dev::fail_unreported(fn);", "}"])
 
 
-def _load_then_check(name: str, fam: Family, form: _Form, ret: str, checks: list[tuple[str, str]],
-                     after: list[str]) -> list[str]:
-    """The device form of a one-load family's checks (spec: load_then_check): the joined predicates
-    go to the core's guarded form, which loads from a harmless address of its own when they fail,
-    and the branch to the reports comes after the load, so that a chain of dependent loads (each
-    address the last one's value) does not wait for the checks' branch. The reports are the same,
-    in the same order, and the first failing one stops the kernel."""
-    if ret == "void" or not checks or any(not ok for _, ok in checks) or len(after) != 1 \
-            or not after[0].startswith(f"return ishmemi::impl::{fam.impl}"):
-        raise SpecError([f"{fam.file}:{fam.line}: {name}: load_then_check needs a family that returns one "
-                         "loaded value, with checks that all have a predicate and no other statement"])
-    call = _core_call(fam, form, "base", ["ok"]).replace(f"ishmemi::impl::{fam.impl}",
-                                                           f"ishmemi::impl::{fam.impl}_guarded", 1)
-    return ([f"const bool ok = {' & '.join(ok for _, ok in checks)};", f"const {ret} value = {call};",
-             "if (__builtin_expect(!ok, 0)) {"] + [f"    {line}" for line, _ in checks]
-            + ["    ishmemi::dev::fail_unreported(fn);", "}", "return value;"])
-
-
 # Checks whose failure is reported through the routine's status (nonzero return) after the
 # message, instead of stopping the job: a bad team is an ordinary runtime condition.
 SOFT_CHECKS = ("team", "team_pe", "no_partial_overlap", "flags")
@@ -697,11 +677,7 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
     header = "ishmem" if name.startswith("ishmem_") else "ishmemx"
     device_body = ()
     if fam.cuda and variant != "on_queue":
-        after = body[first_check + len(checks):]
-        if fam.load_then_check and variant == "base":
-            fused = body[:first_check] + _load_then_check(name, fam, form, ret, check_pairs, after)
-        else:
-            fused = body[:first_check] + _fused_checks(check_pairs) + after
+        fused = body[:first_check] + _fused_checks(check_pairs) + body[first_check + len(checks):]
         device_body = tuple(_device_line(line) for line in fused)
     tests = ()
     if fam.test != "none":

@@ -1675,279 +1675,233 @@ ISHMEM_HD inline void ishmem_ptrdiff_p(ptrdiff_t* dest, ptrdiff_t value, int pe)
 }
 ISHMEM_HD inline float ishmem_float_g(const float* source, int pe) {
     constexpr const char* fn = "ishmem_float_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(float)) & ishmemi::dev::ok_pe(pe);
-    const float value = ishmemi::dev::g_guarded<float>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(float)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(float));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<float>(source, pe);
 }
 ISHMEM_HD inline double ishmem_double_g(const double* source, int pe) {
     constexpr const char* fn = "ishmem_double_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(double)) & ishmemi::dev::ok_pe(pe);
-    const double value = ishmemi::dev::g_guarded<double>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(double)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(double));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<double>(source, pe);
 }
 ISHMEM_HD inline char ishmem_char_g(const char* source, int pe) {
     constexpr const char* fn = "ishmem_char_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(char)) & ishmemi::dev::ok_pe(pe);
-    const char value = ishmemi::dev::g_guarded<char>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(char)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(char));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<char>(source, pe);
 }
 ISHMEM_HD inline signed char ishmem_schar_g(const signed char* source, int pe) {
     constexpr const char* fn = "ishmem_schar_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(signed char)) & ishmemi::dev::ok_pe(pe);
-    const signed char value = ishmemi::dev::g_guarded<signed char>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(signed char)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(signed char));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<signed char>(source, pe);
 }
 ISHMEM_HD inline short ishmem_short_g(const short* source, int pe) {
     constexpr const char* fn = "ishmem_short_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(short)) & ishmemi::dev::ok_pe(pe);
-    const short value = ishmemi::dev::g_guarded<short>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(short)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(short));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<short>(source, pe);
 }
 ISHMEM_HD inline int ishmem_int_g(const int* source, int pe) {
     constexpr const char* fn = "ishmem_int_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(int)) & ishmemi::dev::ok_pe(pe);
-    const int value = ishmemi::dev::g_guarded<int>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(int)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<int>(source, pe);
 }
 ISHMEM_HD inline long ishmem_long_g(const long* source, int pe) {
     constexpr const char* fn = "ishmem_long_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(long)) & ishmemi::dev::ok_pe(pe);
-    const long value = ishmemi::dev::g_guarded<long>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(long)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<long>(source, pe);
 }
 ISHMEM_HD inline long long ishmem_longlong_g(const long long* source, int pe) {
     constexpr const char* fn = "ishmem_longlong_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(long long)) & ishmemi::dev::ok_pe(pe);
-    const long long value = ishmemi::dev::g_guarded<long long>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(long long)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long long));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<long long>(source, pe);
 }
 ISHMEM_HD inline unsigned char ishmem_uchar_g(const unsigned char* source, int pe) {
     constexpr const char* fn = "ishmem_uchar_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(unsigned char)) & ishmemi::dev::ok_pe(pe);
-    const unsigned char value = ishmemi::dev::g_guarded<unsigned char>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(unsigned char)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned char));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<unsigned char>(source, pe);
 }
 ISHMEM_HD inline unsigned short ishmem_ushort_g(const unsigned short* source, int pe) {
     constexpr const char* fn = "ishmem_ushort_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(unsigned short)) & ishmemi::dev::ok_pe(pe);
-    const unsigned short value = ishmemi::dev::g_guarded<unsigned short>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(unsigned short)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned short));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<unsigned short>(source, pe);
 }
 ISHMEM_HD inline unsigned int ishmem_uint_g(const unsigned int* source, int pe) {
     constexpr const char* fn = "ishmem_uint_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(unsigned int)) & ishmemi::dev::ok_pe(pe);
-    const unsigned int value = ishmemi::dev::g_guarded<unsigned int>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(unsigned int)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned int));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<unsigned int>(source, pe);
 }
 ISHMEM_HD inline unsigned long ishmem_ulong_g(const unsigned long* source, int pe) {
     constexpr const char* fn = "ishmem_ulong_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(unsigned long)) & ishmemi::dev::ok_pe(pe);
-    const unsigned long value = ishmemi::dev::g_guarded<unsigned long>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(unsigned long)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<unsigned long>(source, pe);
 }
 ISHMEM_HD inline unsigned long long ishmem_ulonglong_g(const unsigned long long* source, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(unsigned long long)) & ishmemi::dev::ok_pe(pe);
-    const unsigned long long value = ishmemi::dev::g_guarded<unsigned long long>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(unsigned long long)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long long));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<unsigned long long>(source, pe);
 }
 ISHMEM_HD inline int8_t ishmem_int8_g(const int8_t* source, int pe) {
     constexpr const char* fn = "ishmem_int8_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(int8_t)) & ishmemi::dev::ok_pe(pe);
-    const int8_t value = ishmemi::dev::g_guarded<int8_t>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(int8_t)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int8_t));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<int8_t>(source, pe);
 }
 ISHMEM_HD inline int16_t ishmem_int16_g(const int16_t* source, int pe) {
     constexpr const char* fn = "ishmem_int16_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(int16_t)) & ishmemi::dev::ok_pe(pe);
-    const int16_t value = ishmemi::dev::g_guarded<int16_t>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(int16_t)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int16_t));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<int16_t>(source, pe);
 }
 ISHMEM_HD inline int32_t ishmem_int32_g(const int32_t* source, int pe) {
     constexpr const char* fn = "ishmem_int32_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(int32_t)) & ishmemi::dev::ok_pe(pe);
-    const int32_t value = ishmemi::dev::g_guarded<int32_t>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(int32_t)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int32_t));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<int32_t>(source, pe);
 }
 ISHMEM_HD inline int64_t ishmem_int64_g(const int64_t* source, int pe) {
     constexpr const char* fn = "ishmem_int64_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(int64_t)) & ishmemi::dev::ok_pe(pe);
-    const int64_t value = ishmemi::dev::g_guarded<int64_t>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(int64_t)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int64_t));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<int64_t>(source, pe);
 }
 ISHMEM_HD inline uint8_t ishmem_uint8_g(const uint8_t* source, int pe) {
     constexpr const char* fn = "ishmem_uint8_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(uint8_t)) & ishmemi::dev::ok_pe(pe);
-    const uint8_t value = ishmemi::dev::g_guarded<uint8_t>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(uint8_t)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint8_t));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<uint8_t>(source, pe);
 }
 ISHMEM_HD inline uint16_t ishmem_uint16_g(const uint16_t* source, int pe) {
     constexpr const char* fn = "ishmem_uint16_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(uint16_t)) & ishmemi::dev::ok_pe(pe);
-    const uint16_t value = ishmemi::dev::g_guarded<uint16_t>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(uint16_t)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint16_t));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<uint16_t>(source, pe);
 }
 ISHMEM_HD inline uint32_t ishmem_uint32_g(const uint32_t* source, int pe) {
     constexpr const char* fn = "ishmem_uint32_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(uint32_t)) & ishmemi::dev::ok_pe(pe);
-    const uint32_t value = ishmemi::dev::g_guarded<uint32_t>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(uint32_t)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint32_t));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<uint32_t>(source, pe);
 }
 ISHMEM_HD inline uint64_t ishmem_uint64_g(const uint64_t* source, int pe) {
     constexpr const char* fn = "ishmem_uint64_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(uint64_t)) & ishmemi::dev::ok_pe(pe);
-    const uint64_t value = ishmemi::dev::g_guarded<uint64_t>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(uint64_t)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint64_t));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<uint64_t>(source, pe);
 }
 ISHMEM_HD inline size_t ishmem_size_g(const size_t* source, int pe) {
     constexpr const char* fn = "ishmem_size_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(size_t)) & ishmemi::dev::ok_pe(pe);
-    const size_t value = ishmemi::dev::g_guarded<size_t>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(size_t)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(size_t));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<size_t>(source, pe);
 }
 ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_g(const ptrdiff_t* source, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(ptrdiff_t)) & ishmemi::dev::ok_pe(pe);
-    const ptrdiff_t value = ishmemi::dev::g_guarded<ptrdiff_t>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(ptrdiff_t)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(ptrdiff_t));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<ptrdiff_t>(source, pe);
 }
 ISHMEM_HD inline void ishmem_float_put_nbi(float* dest, const float* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_float_put_nbi";
@@ -2935,15 +2889,13 @@ ISHMEM_HD inline T ishmem_g(const T* source, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_g: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_g";
-    const bool ok = ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(T)) & ishmemi::dev::ok_pe(pe);
-    const T value = ishmemi::dev::g_guarded<T>(source, pe, ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(!(ishmemi::dev::ok_init() & ishmemi::dev::ok_symmetric(source, (1) * sizeof(T)) & ishmemi::dev::ok_pe(pe)), 0)) {
         ishmemi::dev::check_init(fn);
         ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(T));
         ishmemi::dev::check_pe(fn, pe);
         ishmemi::dev::fail_unreported(fn);
     }
-    return value;
+    return ishmemi::dev::g<T>(source, pe);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_g: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_g";

@@ -4,8 +4,6 @@ Each device check is a predicate (ishmemi::dev::ok_*) and a report (ishmemi::dev
 body with two or more checks computes every predicate, joined by &, and branches once; inside the
 branch the reports run in the spec's order, so the first failing check is the one reported, as in
 the host body, and a call that never returns ends it. The predicates are the reports' own arguments without the routine and parameter names.
-A family marked load_then_check (g) joins the predicates into `ok` first, loads through its core's
-guarded form (which reads an address of its own when ok is false), and branches on ok after the load.
 """
 import re
 
@@ -33,13 +31,6 @@ def test_reports_and_predicates_pair_up_in_order(device_eps):
         if len(host) < 2:
             assert not heads, ep.name
             continue
-        if ep.family.load_then_check and ep.variant == "base":
-            j = next(k for k, l in enumerate(body) if l.startswith("const bool ok = "))
-            assert body[j + 1].endswith(", ok);") and "_guarded" in body[j + 1], ep.name
-            assert body[j + 2] == "if (__builtin_expect(!ok, 0)) {" and body[-1] == "return value;", ep.name
-            assert not heads, ep.name
-            body[j + 2] = f"if (__builtin_expect(!({body[j][len('const bool ok = '):-1]}), 0)) {{"
-            heads = [j + 2]
         assert len(heads) == 1, ep.name
         i = heads[0]
         end = body.index("}", i)
@@ -60,14 +51,6 @@ def test_reports_and_predicates_pair_up_in_order(device_eps):
             assert pred == want, (ep.name, pred, want)
         fused += 1
     assert fused > 1000, "RMA, AMO, signal, p2p and collective device forms have two or more checks"
-
-
-def test_load_then_check_families_have_a_guarded_core(device_eps):
-    src = (ROOT / "runtime/include/ishmem/cuda/device.cuh").read_text()
-    guarded = {ep.family.impl for ep in device_eps if ep.family.load_then_check}
-    assert guarded, "g loads before its checks' branch"
-    for impl in guarded:
-        assert re.search(rf"__device__ inline T {impl}_guarded\([^)]*bool ok\)", src), impl
 
 
 def test_every_device_report_has_a_predicate():

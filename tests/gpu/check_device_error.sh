@@ -36,7 +36,7 @@ expect() {
 expect bad_pe 1 'ishmem: PE 0: ishmem_int_p[^:]*: .*PE 99'
 expect bad_addr 1 'ishmem: PE 0: ishmem_int_p[^:]*: .*(heap|symmetric)'
 expect bad_cmp 1 'ishmem: PE 0: ishmem_int_wait_until[^:]*: .*99'
-# g loads before it branches on its checks: the load must not fault first.
+# A g whose load would fault: the check must name it first.
 expect g_bad_pe 1 'ishmem: PE 0: ishmem_int_g[^:]*: .*PE 99'
 expect g_bad_addr 1 'ishmem: PE 0: ishmem_int_g[^:]*: .*(heap|symmetric)'
 # Two callers of one PE inside a collective on one team at once, through the ring and the stage.

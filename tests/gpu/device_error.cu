@@ -7,9 +7,8 @@
 //   bad_pe              ishmem_int_p(dest, 1, 99) in a kernel
 //   bad_addr            ishmem_int_p(<cudaMalloc'd, not symmetric>, 1, 0) in a kernel
 //   bad_cmp             ishmem_int_wait_until(dest, 99, 0) in a kernel
-//   g_bad_pe            ishmem_int_g(dest, 99): g loads before its checks' branch (load_then_check),
-//                       so these two show that a bad PE or an address that would fault (16) still
-//   g_bad_addr          ishmem_int_g(16, 0)     gets our line, not the kernel's fault
+//   g_bad_pe            ishmem_int_g(dest, 99) in a kernel: a load whose peer address would fault
+//   g_bad_addr          ishmem_int_g(16, 0) in a kernel: the check must stop it before the load
 //   bad_pe_on_last      only the last PE makes the bad_pe call; the others wait in a barrier
 //   two_callers         two blocks of one kernel broadcast 8 bytes on the world at the same time,
 //                       over and over (a PE may have one caller in a team's collectives at a time)

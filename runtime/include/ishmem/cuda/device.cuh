@@ -415,18 +415,6 @@ template <class T> __device__ inline T g(const T* source, int pe) {
     return *static_cast<const volatile T*>(peer_ptr(source, pe));
 }
 
-// g's device entry points load first and report a failed check after (spec: load_then_check): in a
-// chain of dependent g calls, a branch between the address and its load costs 0.015 us of 0.89
-// (stop 31). When a check failed, ok is false and the load reads guard_line, a word of this
-// kernel's own, instead of an address that could fault before the report names PE and routine.
-// A select, not a branch: the load does not wait for the verdict.
-alignas(16) static __device__ unsigned char guard_line[16];
-template <class T> __device__ inline T g_guarded(const T* source, int pe, bool ok) {
-    static_assert(sizeof(T) <= sizeof guard_line, "g_guarded: element wider than the guard line");
-    const T* at = ok ? peer_ptr(source, pe) : reinterpret_cast<const T*>(guard_line);
-    return *static_cast<const volatile T*>(at);
-}
-
 // The group forms: the group shares the elements, then meets, so that every thread returns after
 // the whole transfer has been issued (get: has arrived).
 template <class T, class G> __device__ inline void put_work_group(T* dest, const T* source, size_t nelems, int pe, const G& g) {
