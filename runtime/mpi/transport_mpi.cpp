@@ -302,7 +302,7 @@ class mpi_transport final : public transport {
                     return MPI_Ialltoall(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, r);
                 });
             case coll_fcollect:
-                if (bytes <= p2p_coll_max && (n & (n - 1)) == 0) return fcollect_p2p(c, n, rank, dest, source, bytes);
+                if (bytes <= p2p_coll_max && power_of_two(n)) return fcollect_p2p(c, n, rank, dest, source, bytes);
                 return run_collective("MPI_Iallgather", [&](MPI_Request* r) {
                     return MPI_Iallgather(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, r);
                 });
@@ -335,13 +335,12 @@ class mpi_transport final : public transport {
         MPI_Comm c = comm(team);
         const int count = as_count(nelems, "a reduction");
         const size_t bytes = nelems * elem_size(type);
-        if (bytes <= p2p_coll_max) {
-            int n = 0, rank = 0;
-            MPI_Comm_size(c, &n);
-            MPI_Comm_rank(c, &rank);
-            if (scan != 0) return scan_p2p(c, n, rank, scan == 1, mpi_type(type), dest, source, bytes, count);
-            if ((n & (n - 1)) == 0) return allreduce_p2p(c, n, rank, mpi_type(type), mpi_op(op), dest, source, bytes, count);
-        }
+        int n = 0, rank = 0;
+        MPI_Comm_size(c, &n);
+        MPI_Comm_rank(c, &rank);
+        if (bytes <= p2p_coll_max && scan != 0) return scan_p2p(c, n, rank, scan == 1, mpi_type(type), dest, source, bytes, count);
+        if (bytes <= p2p_coll_max && power_of_two(n))
+            return allreduce_p2p(c, n, rank, mpi_type(type), mpi_op(op), dest, source, bytes, count);
         const void* in = source == dest ? MPI_IN_PLACE : source;
         if (scan == 0)
             return run_collective("MPI_Iallreduce", [&](MPI_Request* r) {
@@ -354,9 +353,7 @@ class mpi_transport final : public transport {
         run_collective("MPI_Iexscan", [&](MPI_Request* r) {
             return MPI_Iexscan(in, dest, count, mpi_type(type), MPI_SUM, c, r);
         });
-        int rank = 0;
-        MPI_Comm_rank(c, &rank);
-        if (rank == 0) memset(dest, 0, nelems * elem_size(type));  // MPI leaves it undefined
+        if (rank == 0) memset(dest, 0, bytes);  // MPI leaves it undefined
     }
 
     void barrier(int team, bool completing) override {
@@ -405,13 +402,7 @@ class mpi_transport final : public transport {
 
     // Waits for r like every wait of the library (backoff::pause calls progress()): so that a PE in
     // a collective answers the atomics sent to it at once, not when its progress thread wakes.
-    void complete(MPI_Request& r, const char* what) {
-        for (backoff b;; b.pause()) {
-            int done = 0;
-            check(locked([&] { return MPI_Test(&r, &done, MPI_STATUS_IGNORE); }), what);
-            if (done) return;
-        }
-    }
+    void complete(MPI_Request& r, const char* what) { wait_all(&r, 1, what); }
 
     // ---- small collectives as point-to-point messages ----------------------------------------------
     // Up to p2p_coll_max bytes a member, broadcasts, scans and (on 2^k members) reductions and
@@ -422,8 +413,9 @@ class mpi_transport final : public transport {
     // two ranks' messages, so one tag serves them all.
     static constexpr size_t p2p_coll_max = 8192;
     static constexpr int coll_tag = 0x15c0;
+    static bool power_of_two(int n) { return (n & (n - 1)) == 0; }
 
-    // Waits for n requests like every wait of the library.
+    // Waits for n requests like every wait of the library (complete() for one).
     void wait_all(MPI_Request* r, int n, const char* what) {
         for (backoff b;; b.pause()) {
             int done = 0;
@@ -446,7 +438,7 @@ class mpi_transport final : public transport {
             if (vr & mask) {
                 MPI_Request r = MPI_REQUEST_NULL;
                 post_recv(buf, bytes, (vr - mask + root) % n, c, &r);
-                wait_all(&r, 1, "a broadcast's receive");
+                complete(r, "a broadcast's receive");
                 break;
             }
         }
@@ -461,22 +453,24 @@ class mpi_transport final : public transport {
     // values) op (higher member's), so that every member ends with the same bits, floats included.
     void allreduce_p2p(MPI_Comm c, int n, int rank, MPI_Datatype type, MPI_Op op, void* dest, const void* source,
                        size_t bytes, int count) {
-        std::vector<char> acc(static_cast<const char*>(source), static_cast<const char*>(source) + bytes), in(bytes);
+        alignas(16) char buf[2][p2p_coll_max];  // no allocation per call
+        char *acc = buf[0], *in = buf[1];
+        std::memcpy(acc, source, bytes);
         const int nb = static_cast<int>(bytes);
         for (int mask = 1; mask < n; mask <<= 1) {
             const int peer = rank ^ mask;
             MPI_Request r[2];
-            post_recv(in.data(), nb, peer, c, &r[0]);
-            post_send(acc.data(), nb, peer, c, &r[1]);
+            post_recv(in, nb, peer, c, &r[0]);
+            post_send(acc, nb, peer, c, &r[1]);
             wait_all(r, 2, "a reduction's exchange");
             if (peer < rank) {
-                check(locked([&] { return MPI_Reduce_local(in.data(), acc.data(), count, type, op); }), "MPI_Reduce_local");
+                check(locked([&] { return MPI_Reduce_local(in, acc, count, type, op); }), "MPI_Reduce_local");
             } else {
-                check(locked([&] { return MPI_Reduce_local(acc.data(), in.data(), count, type, op); }), "MPI_Reduce_local");
-                acc.swap(in);
+                check(locked([&] { return MPI_Reduce_local(acc, in, count, type, op); }), "MPI_Reduce_local");
+                std::swap(acc, in);
             }
         }
-        std::memcpy(dest, acc.data(), bytes);
+        std::memcpy(dest, acc, bytes);
     }
 
     // Recursive doubling on 2^k members: at step `mask` each member holds the blocks of the `mask`
@@ -499,22 +493,23 @@ class mpi_transport final : public transport {
     // source and passes the sum on, so that calls in a row overlap along the chain.
     void scan_p2p(MPI_Comm c, int n, int rank, bool inclusive, MPI_Datatype type, void* dest, const void* source,
                   size_t bytes, int count) {
-        std::vector<char> below(bytes), upto(static_cast<const char*>(source), static_cast<const char*>(source) + bytes);
+        alignas(16) char below[p2p_coll_max], upto[p2p_coll_max];  // no allocation per call
+        std::memcpy(upto, source, bytes);
         const int nb = static_cast<int>(bytes);
         if (rank > 0) {
             MPI_Request r = MPI_REQUEST_NULL;
-            post_recv(below.data(), nb, rank - 1, c, &r);
-            wait_all(&r, 1, "a scan's receive");
-            check(locked([&] { return MPI_Reduce_local(below.data(), upto.data(), count, type, MPI_SUM); }), "MPI_Reduce_local");
+            post_recv(below, nb, rank - 1, c, &r);
+            complete(r, "a scan's receive");
+            check(locked([&] { return MPI_Reduce_local(below, upto, count, type, MPI_SUM); }), "MPI_Reduce_local");
         }
         if (rank + 1 < n) {
             MPI_Request r = MPI_REQUEST_NULL;
-            post_send(upto.data(), nb, rank + 1, c, &r);
-            wait_all(&r, 1, "a scan's send");
+            post_send(upto, nb, rank + 1, c, &r);
+            complete(r, "a scan's send");
         }
-        if (inclusive) std::memcpy(dest, upto.data(), bytes);
+        if (inclusive) std::memcpy(dest, upto, bytes);
         else if (rank == 0) std::memset(dest, 0, bytes);  // the sum of no members
-        else std::memcpy(dest, below.data(), bytes);
+        else std::memcpy(dest, below, bytes);
     }
 
     // Starts a non-blocking collective (start(&request), one MPI call) under the lock and waits
