@@ -69,6 +69,36 @@ TEST(Rma, FenceOrdersDataBeforeFlag) {
     ishmem_free(data);
 }
 
+// Blocking puts own nothing of the caller's source once they return: each source is overwritten at
+// once. Across nodes the small ones go out from the transport's ring (256 KiB), which these
+// 20,000 p and put calls and the blocks fill more than once; 4 KiB is its largest put, 4 KiB + 8 B
+// goes the other way.
+TEST(Rma, BlockingPutsLeaveTheSourceFree) {
+    constexpr size_t n = 20000, block = 512;  // block: 4 KiB of long
+    auto* data = static_cast<long*>(ishmem_calloc(n + 2 * block + 1, sizeof(long)));
+    auto value = [](int pe, size_t i) { return 1000000L * (pe + 1) + static_cast<long>(i); };
+    for (size_t i = 0; i < n; ++i) {
+        long s = value(me(), i);
+        if (i % 2)
+            ishmem_long_put(data + i, &s, 1, right());
+        else
+            ishmem_long_p(data + i, s, right());
+        s = -1;
+        asm volatile("" ::"r"(&s) : "memory");  // the store of -1 happens
+    }
+    std::vector<long> src(2 * block + 1);
+    for (size_t len : {block, block + 1}) {
+        const size_t at = len == block ? n : n + block;
+        for (size_t k = 0; k < len; ++k) src[k] = value(me(), at + k);
+        ishmem_long_put(data + at, src.data(), len, right());
+        std::fill(src.begin(), src.end(), -1L);
+    }
+    ishmem_barrier_all();
+    for (size_t i = 0; i < n + 2 * block + 1; ++i) ASSERT_EQ(data[i], value(left(), i)) << "element " << i;
+    ishmem_barrier_all();
+    ishmem_free(data);
+}
+
 class RmaWorkGroup : public ::testing::TestWithParam<size_t> {};
 
 // A group of 1, 7 or 64 threads shares one put and one get; every element must arrive once.

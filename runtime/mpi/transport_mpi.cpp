@@ -2,8 +2,12 @@
 //
 // - RMA: MPI-3 one-sided operations on two windows over the symmetric memory, locked once for the
 //   job (passive target, MPI_Win_lock_all): one over the internal region and the heap, one over the
-//   executable's symmetric globals. A blocking put is MPI_Put + MPI_Win_flush_local, a get MPI_Get +
-//   MPI_Win_flush; the nbi forms are completed by quiet (MPI_Win_flush_all).
+//   executable's symmetric globals. A get is MPI_Get + MPI_Win_flush; the nbi forms are completed by
+//   quiet (MPI_Win_flush_all). A blocking put of up to bounce_max bytes is copied into a ring of the
+//   transport's own and put from there, so it returns at once, like a put of MPI's own whose buffer
+//   the program leaves alone (osc/ucx's MPI_Win_flush_local waits for the target: a round trip).
+//   The ring is reused after a quiet, or after MPI_Win_flush_local_all when it is full. Larger
+//   blocking puts are MPI_Put + MPI_Win_flush_local.
 // - AMOs: an MPI window's atomics are atomic only with respect to other MPI atomics, not to the CPU
 //   atomics that the PEs of the target's node use on the same word. So an AMO on a remote PE is a
 //   request message to that PE, which does it with the same CPU atomic that a PE of its node would
@@ -38,6 +42,7 @@
 #include <atomic>
 #include <climits>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -180,6 +185,13 @@ class mpi_transport final : public transport {
     void put(void* dest, const void* source, size_t bytes, int pe, bool nbi) override {
         const target t = locate(dest);
         std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+        if (!nbi && bytes <= bounce_max) {
+            const char* copy = bounce(source, bytes);
+            check(MPI_Put(copy, static_cast<int>(bytes), MPI_BYTE, pe, t.disp, static_cast<int>(bytes), MPI_BYTE, t.win),
+                  "MPI_Put", pe);
+            dirty_.store(true, std::memory_order_relaxed);
+            return;
+        }
         for (size_t off = 0; off < bytes; off += slice_bytes) {
             const int n = static_cast<int>(std::min(slice_bytes, bytes - off));
             check(MPI_Put(static_cast<const char*>(source) + off, n, MPI_BYTE, pe, t.disp + MPI_Aint(off), n, MPI_BYTE,
@@ -256,6 +268,7 @@ class mpi_transport final : public transport {
         std::lock_guard<std::mutex> in_mpi(mpi_lock_);
         check(MPI_Win_flush_all(heap_win_), "MPI_Win_flush_all");
         check(MPI_Win_flush_all(globals_win_), "MPI_Win_flush_all");
+        bounce_used_ = 0;  // every put from the ring has completed
     }
 
     void progress() override { serve(); }
@@ -385,6 +398,21 @@ class mpi_transport final : public transport {
         MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
         check(MPI_Win_lock_all(MPI_MODE_NOCHECK, w), "MPI_Win_lock_all");
         return w;
+    }
+
+    // A copy of a blocking put's source in the ring, from which MPI may read until the put completes
+    // locally. A full ring is made free by completing its puts locally. Under mpi_lock_.
+    const char* bounce(const void* source, size_t bytes) {
+        const size_t span = (bytes + 15) & ~size_t{15};
+        if (bounce_used_ + span > bounce_bytes) {
+            check(MPI_Win_flush_local_all(heap_win_), "MPI_Win_flush_local_all");
+            check(MPI_Win_flush_local_all(globals_win_), "MPI_Win_flush_local_all");
+            bounce_used_ = 0;
+        }
+        char* copy = bounce_ring_.get() + bounce_used_;
+        memcpy(copy, source, bytes);
+        bounce_used_ += span;
+        return copy;
     }
 
     // The window and displacement of a symmetric address (the entry points checked that it is one).
@@ -624,6 +652,10 @@ class mpi_transport final : public transport {
     size_t heap_bytes_ = 0;
     MPI_Win heap_win_ = MPI_WIN_NULL, globals_win_ = MPI_WIN_NULL;
     std::atomic<bool> dirty_{false};  // puts or nbi gets that a quiet has yet to complete
+    // Blocking puts of up to bounce_max bytes go out from copies in this ring (see the top).
+    static constexpr size_t bounce_max = 4096, bounce_bytes = size_t{256} << 10;
+    std::unique_ptr<char[]> bounce_ring_{new char[bounce_bytes]};
+    size_t bounce_used_ = 0;  // under mpi_lock_
 
     std::mutex mpi_lock_;  // one thread at a time in MPI (see the top of this file)
     am_request inbox_{};

@@ -8,6 +8,7 @@
 # --layout N0,N1,...  ranks per node (default 2,2); node i is 10.231.0.<i+1>,
 #                     hostname ishm-node<i>.  --timeout: kill after SEC seconds
 #                     (default 300, exit 124).  Exit status = the program's;
+#                     1 also when mpirun started no daemon on a node but 0.
 #                     77 = skipped (not root, no netns support, no mpirun).
 # ISHMEM_* variables are forwarded to every rank; so are caller-set UCX_TLS /
 # UCX_NET_DEVICES (they override the defaults below). OMPI_MCA_* variables
@@ -117,4 +118,16 @@ child=$!
 wait "$child"
 rc=$? child=''
 [ $rc = 124 ] && echo "netns_mpirun: timed out after ${timeout}s, killed" >&2
+# A run whose ranks all stayed on node 0 (mpirun started no daemon through netns_rsh.sh, e.g.
+# because settings of the machine override --host) would pass as a one-node job: fail it instead.
+if [ $rc = 0 ]; then
+    for ((i = 1; i < ${#counts[@]}; i++)); do
+        [ -e "$NETNS_MPIRUN_DIR/daemon$i" ] && continue
+        echo "netns_mpirun: mpirun started no daemon on node $i (10.231.0.$((i + 1)), ishm-node$i): its" \
+             "${counts[$i]} rank(s) ran elsewhere, so this was not a multi-node job;" \
+             "mpirun is $(command -v mpirun) ($(mpirun --version 2>&1 | head -1));" \
+             "launcher settings here: $(env | grep -E '^(OMPI_MCA_|SLURM_JOB|PBS_JOB)' | tr '\n' ' ')" >&2
+        rc=1
+    done
+fi
 exit $rc

@@ -21,6 +21,8 @@ bootid=$(printf %q "$NETNS_MPIRUN_DIR/boot_id$i")
 # As after ssh, nodes 1.. start from a login-like environment, not mpirun's:
 # variables reach the ranks there only via mpirun -x, as on a real cluster.
 clean=()
+# netns_mpirun.sh checks afterwards that a daemon was started on every node but 0.
+[ "$i" -gt 0 ] && : >"$NETNS_MPIRUN_DIR/daemon$i"
 [ "$i" -gt 0 ] && clean=(env -i PATH="$PATH" HOME="${HOME:-/}" ${LD_LIBRARY_PATH:+LD_LIBRARY_PATH="$LD_LIBRARY_PATH"})
 exec "${clean[@]}" ip netns exec "$NETNS_MPIRUN_PREFIX-n$i" unshare --uts bash -c "
     hostname ishm-node$i &&
