@@ -92,6 +92,9 @@ fwd=()
 for v in $(compgen -e); do [[ $v == ISHMEM_* ]] && fwd+=(-x "$v"); done
 
 # Why each setting:
+#  plm rsh              the launcher that uses the agent below, whatever the machine's own
+#                       settings choose (a machine without ssh may set plm=isolated, which starts
+#                       every rank on node 0: see the daemon check at the end);
 #  plm_rsh_agent        starts orted on nodes 1.. inside their namespaces (netns_rsh.sh);
 #  plm_rsh_no_tree_spawn  every orted is launched from node 0, not from other orteds;
 #  *_if_include ishm0   pin OOB/BTL to the veth, the only link between the nodes;
@@ -103,7 +106,7 @@ for v in $(compgen -e); do [[ $v == ISHMEM_* ]] && fwd+=(-x "$v"); done
 # shellcheck disable=SC2054  # commas inside MCA values
 cmd=(mpirun --allow-run-as-root --oversubscribe --bind-to none
     -np "$np" --host "$(IFS=,; echo "${hosts[*]}")"
-    --mca plm_rsh_agent "$here/netns_rsh.sh" --mca plm_rsh_no_tree_spawn 1
+    --mca plm rsh --mca plm_rsh_agent "$here/netns_rsh.sh" --mca plm_rsh_no_tree_spawn 1
     --mca oob_tcp_if_include ishm0
     --mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_if_include ishm0
     --mca osc ucx
@@ -126,7 +129,9 @@ if [ $rc = 0 ]; then
         echo "netns_mpirun: mpirun started no daemon on node $i (10.231.0.$((i + 1)), ishm-node$i): its" \
              "${counts[$i]} rank(s) ran elsewhere, so this was not a multi-node job;" \
              "mpirun is $(command -v mpirun) ($(mpirun --version 2>&1 | head -1));" \
-             "launcher settings here: $(env | grep -E '^(OMPI_MCA_|SLURM_JOB|PBS_JOB)' | tr '\n' ' ')" >&2
+             "launcher settings here: $(env | grep -E '^(OMPI_MCA_|SLURM_JOB|PBS_JOB)' | tr '\n' ' ')" \
+             "$(f=$(ompi_info --path sysconfdir 2>/dev/null | awk '{print $NF}')/openmpi-mca-params.conf;
+                [ -r "$f" ] && echo "$f:" $(grep -v '^#' "$f"))" >&2
         rc=1
     done
 fi
