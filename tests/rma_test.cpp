@@ -72,7 +72,7 @@ TEST(Rma, FenceOrdersDataBeforeFlag) {
 // Blocking puts own nothing of the caller's source once they return: each source is overwritten at
 // once. Across nodes the small ones go out from the transport's ring (256 KiB), which these
 // 20,000 p and put calls and the blocks fill more than once; 4 KiB is its largest put, 4 KiB + 8 B
-// goes the other way.
+// goes the other way. Strided puts of up to 4 KiB in all are packed into the ring.
 TEST(Rma, BlockingPutsLeaveTheSourceFree) {
     constexpr size_t n = 20000, block = 512;  // block: 4 KiB of long
     auto* data = static_cast<long*>(ishmem_calloc(n + 2 * block + 1, sizeof(long)));
@@ -93,9 +93,29 @@ TEST(Rma, BlockingPutsLeaveTheSourceFree) {
         ishmem_long_put(data + at, src.data(), len, right());
         std::fill(src.begin(), src.end(), -1L);
     }
+    // Strided: 600 puts of 3 elements (every other source element into every third), packed into
+    // the ring across nodes; then 600 elements at once (4,800 B: the other way).
+    constexpr size_t rounds = 600;
+    auto* strided = static_cast<long*>(ishmem_calloc(9 * rounds + 2 * rounds, sizeof(long)));
+    long* wide = strided + 9 * rounds;
+    for (size_t r = 0; r < rounds; ++r) {
+        long s6[6];
+        for (size_t k = 0; k < 3; ++k) s6[2 * k] = value(me(), 3 * r + k), s6[2 * k + 1] = -2;
+        ishmem_long_iput(strided + 9 * r, s6, 3, 2, 3, right());
+        std::fill(std::begin(s6), std::end(s6), -1L);
+        asm volatile("" ::"r"(s6) : "memory");
+    }
+    for (size_t k = 0; k < rounds; ++k) src[k] = value(me(), 5 * k);
+    ishmem_long_iput(wide, src.data(), 2, 1, rounds, right());
+    std::fill(src.begin(), src.end(), -1L);
     ishmem_barrier_all();
     for (size_t i = 0; i < n + 2 * block + 1; ++i) ASSERT_EQ(data[i], value(left(), i)) << "element " << i;
+    for (size_t r = 0; r < rounds; ++r)
+        for (size_t k = 0; k < 9; ++k)
+            ASSERT_EQ(strided[9 * r + k], k % 3 ? 0 : value(left(), 3 * r + k / 3)) << "strided round " << r << ", " << k;
+    for (size_t k = 0; k < 2 * rounds; ++k) ASSERT_EQ(wide[k], k % 2 ? 0 : value(left(), 5 * (k / 2))) << "wide " << k;
     ishmem_barrier_all();
+    ishmem_free(strided);
     ishmem_free(data);
 }
 

@@ -5,7 +5,8 @@
 //   executable's symmetric globals. A get is MPI_Get + MPI_Win_flush; the nbi forms are completed by
 //   quiet (MPI_Win_flush_all). A blocking put of up to bounce_max bytes is copied into a ring of the
 //   transport's own and put from there, so it returns at once, like a put of MPI's own whose buffer
-//   the program leaves alone (osc/ucx's MPI_Win_flush_local waits for the target: a round trip).
+//   the program leaves alone (osc/ucx's MPI_Win_flush_local waits for the target: a round trip);
+//   a strided one of up to bounce_max bytes in all is packed there.
 //   The ring is reused after a quiet, or after MPI_Win_flush_local_all when it is full. Larger
 //   blocking puts are MPI_Put + MPI_Win_flush_local.
 // - AMOs: an MPI window's atomics are atomic only with respect to other MPI atomics, not to the CPU
@@ -400,9 +401,10 @@ class mpi_transport final : public transport {
         return w;
     }
 
-    // A copy of a blocking put's source in the ring, from which MPI may read until the put completes
-    // locally. A full ring is made free by completing its puts locally. Under mpi_lock_.
-    const char* bounce(const void* source, size_t bytes) {
+    // Room for a blocking put's source in the ring (a copy of source, unless that is null), from which
+    // MPI may read until the put completes locally. A full ring is made free by completing its puts
+    // locally. Under mpi_lock_.
+    char* bounce(const void* source, size_t bytes) {
         const size_t span = (bytes + 15) & ~size_t{15};
         if (bounce_used_ + span > bounce_bytes) {
             check(MPI_Win_flush_local_all(heap_win_), "MPI_Win_flush_local_all");
@@ -410,7 +412,7 @@ class mpi_transport final : public transport {
             bounce_used_ = 0;
         }
         char* copy = bounce_ring_.get() + bounce_used_;
-        memcpy(copy, source, bytes);
+        if (source) memcpy(copy, source, bytes);  // (none: the caller packs it)
         bounce_used_ += span;
         return copy;
     }
@@ -574,6 +576,21 @@ class mpi_transport final : public transport {
         const ptrdiff_t local_stride = is_put ? sstride : dstride, remote_stride = is_put ? dstride : sstride;
         const size_t chunk = static_cast<size_t>(INT_MAX);
         std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+        if (is_put && count <= bounce_max && elem <= bounce_max && elem * count <= bounce_max) {
+            // Packed into the ring, like a small contiguous put: no wait for local completion.
+            char* copy = bounce(nullptr, elem * count);
+            for (size_t i = 0; i < count; ++i)
+                std::memcpy(copy + i * elem, static_cast<const char*>(source) + static_cast<ptrdiff_t>(i) * sstride, elem);
+            MPI_Datatype remote_type;
+            check(MPI_Type_create_hvector(static_cast<int>(count), static_cast<int>(elem), remote_stride, MPI_BYTE,
+                                          &remote_type),
+                  "MPI_Type_create_hvector");
+            MPI_Type_commit(&remote_type);
+            check(MPI_Put(copy, static_cast<int>(elem * count), MPI_BYTE, pe, t.disp, 1, remote_type, t.win), "MPI_Put", pe);
+            MPI_Type_free(&remote_type);
+            dirty_.store(true, std::memory_order_relaxed);
+            return;
+        }
         for (size_t first = 0; first < count; first += chunk) {
             const int n = static_cast<int>(std::min(chunk, count - first));
             MPI_Datatype local_type, remote_type;
