@@ -1,8 +1,11 @@
-// Atomics issued at the same time by many threads of every PE, with exact final values.
+// Atomics issued at the same time by many threads of every PE, with exact final values; and the
+// order in which one PE's non-fetching atomics become visible to its later operations.
 #include <gtest/gtest.h>
 #include <ishmem.h>
+#include <ishmemx.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -119,6 +122,41 @@ TEST(AmoConcurrent, CompareSwapLock) {
     ishmem_barrier_all();
     ishmem_free(guarded);
     ishmem_free(lock);
+}
+
+// Non-fetching atomics may return before they are done at the target (across nodes they are sent
+// and not awaited, more than the transport keeps in flight here); a later fetching atomic, a get and
+// a quiet from the same PE still see every one of them, in the order they were issued.
+TEST(AmoOrder, LaterFetchesGetsAndQuietSeeEarlierNonFetching) {
+    const int to = (ishmem_my_pe() + 1) % ishmem_n_pes();  // each PE's words get updates from one PE
+    auto* counter = static_cast<long*>(ishmem_calloc(1, sizeof(long)));
+    auto* word = static_cast<long*>(ishmem_calloc(1, sizeof(long)));
+    auto* bits = static_cast<unsigned*>(ishmem_calloc(1, sizeof(unsigned)));
+    auto* sig = static_cast<uint64_t*>(ishmem_calloc(1, sizeof(uint64_t)));
+    ishmem_barrier_all();
+    constexpr long n = 1000;
+    for (long i = 0; i < n; ++i) ishmem_long_atomic_add(counter, 1, to);
+    EXPECT_EQ(ishmem_long_atomic_fetch(counter, to), n);
+    ishmem_long_atomic_inc(counter, to);
+    EXPECT_EQ(ishmem_long_g(counter, to), n + 1);
+    for (long v = 1; v <= n; ++v) ishmem_long_atomic_set(word, v, to);
+    EXPECT_EQ(ishmem_long_atomic_fetch_add(word, 0, to), n);
+    for (unsigned b = 0; b < 32; ++b) ishmem_uint_atomic_or(bits, 1u << b, to);
+    ishmem_uint_atomic_and(bits, 0xff00ff00u, to);
+    ishmem_uint_atomic_xor(bits, 0x0000ffffu, to);
+    EXPECT_EQ(ishmem_uint_g(bits, to), 0xff0000ffu);
+    for (int i = 0; i < 100; ++i) ishmemx_signal_add(sig, 2, to);
+    ishmem_quiet();
+    ishmem_barrier_all();
+    EXPECT_EQ(*counter, n + 1);
+    EXPECT_EQ(*word, n);
+    EXPECT_EQ(*bits, 0xff0000ffu);
+    EXPECT_EQ(ishmem_signal_fetch(sig), 200u);
+    ishmem_barrier_all();
+    ishmem_free(sig);
+    ishmem_free(bits);
+    ishmem_free(word);
+    ishmem_free(counter);
 }
 
 }  // namespace

@@ -119,6 +119,36 @@ TEST(Rma, BlockingPutsLeaveTheSourceFree) {
     ishmem_free(data);
 }
 
+// Rounds of put-with-signal around the ring, 8 B, 4 KiB and 4 KiB + 2 B (across nodes the first
+// two travel with their signal in one message, the last is put, flushed, then signalled), the
+// signal added to and set in turn: whoever sees round r's signal sees round r's data.
+TEST(Rma, PutSignalRoundsCarryTheirData) {
+    constexpr int rounds = 150;
+    constexpr size_t most = 2049;  // shorts: 4 KiB + 2 B
+    auto* dest = static_cast<short*>(ishmem_calloc(most, sizeof(short)));
+    auto* sig = static_cast<uint64_t*>(ishmem_calloc(1, sizeof(uint64_t)));
+    std::vector<short> src(most);
+    ishmem_barrier_all();
+    for (int r = 0; r < rounds; ++r) {
+        const size_t n = r % 3 == 0 ? 4 : r % 3 == 1 ? 2048 : most;
+        for (size_t i = 0; i < n; ++i) src[i] = static_cast<short>(r * 7 + me() + static_cast<int>(i % 13));
+        if (r % 2)
+            ishmem_short_put_signal(dest, src.data(), n, sig, 1, ISHMEM_SIGNAL_ADD, right());
+        else
+            ishmem_short_put_signal(dest, src.data(), n, sig, static_cast<uint64_t>(r) + 1, ISHMEM_SIGNAL_SET, right());
+        std::fill(src.begin(), src.end(), short{-1});
+        const uint64_t want = static_cast<uint64_t>(r) + 1;
+        ASSERT_TRUE(ishmem_testing::wait_for([&] { return ishmem_signal_fetch(sig) == want; }, 10000, "round's signal"))
+            << "round " << r << ": signal " << ishmem_signal_fetch(sig);
+        for (size_t i = 0; i < n; ++i)
+            ASSERT_EQ(dest[i], static_cast<short>(r * 7 + left() + static_cast<int>(i % 13))) << "round " << r << ", " << i;
+        ishmem_sync_all();  // round r is read everywhere before round r + 1 overwrites it
+    }
+    ishmem_barrier_all();
+    ishmem_free(sig);
+    ishmem_free(dest);
+}
+
 class RmaWorkGroup : public ::testing::TestWithParam<size_t> {};
 
 // A group of 1, 7 or 64 threads shares one put and one get; every element must arrive once.

@@ -13,8 +13,13 @@
 //   atomics that the PEs of the target's node use on the same word. So an AMO on a remote PE is a
 //   request message to that PE, which does it with the same CPU atomic that a PE of its node would
 //   use and replies with the old value. Every AMO on a word, from whichever node, is then a CPU
-//   atomic on the memory that holds it. Signals are AMOs too; a put-with-signal completes its data
-//   at the target (MPI_Win_flush) before it sends the signal.
+//   atomic on the memory that holds it. A non-fetching AMO (set, add, and, or, xor, signal
+//   updates) is sent and not awaited, and not answered (amo_post). MPI keeps one sender's messages
+//   to one target in order, so the target does a PE's atomics in the order they were issued;
+//   quiet, fence and gets complete them with one fetching request to each PE they went to, whose
+//   answer comes after them. A put-with-signal of up to am_data_max bytes is such a request with
+//   its data in the message (the target stores the data, then the signal); a larger one completes
+//   its data at the target (MPI_Win_flush) before it sends the signal.
 // - Progress: a PE serves the requests sent to it from every waiting loop (progress(), called by
 //   backoff::pause), and a progress thread serves them while the PE computes or blocks inside MPI
 //   (a collective, a communicator split). Its polls also drive MPI's own progress, which the
@@ -75,11 +80,22 @@ inline void check(int rc, const char* what, int pe = -1) {
 // MPI counts are ints: transfers of more bytes go in slices of this many.
 constexpr size_t slice_bytes = size_t{1} << 30;
 
-// A request for an AMO on the receiving PE; it answers with the old value on reply_tag.
+// A request for an AMO on the receiving PE; it answers with the old value on reply_tag. A small
+// put-with-signal is one too: its data_bytes of data follow it in the message, and the receiver
+// stores them at data_disp of data_region before it updates the signal.
 struct am_request {
-    uint8_t op, size, region, pad;
+    uint8_t op, size, region, silent;  // silent: posted (amo_post), no answer
     int32_t reply_tag;
     uint64_t disp, value, cond;
+    uint32_t data_bytes;
+    uint8_t data_region, pad[3];
+    uint64_t data_disp;
+};
+// The most data a put-with-signal carries in its request; a larger one is a put, a flush, a signal.
+constexpr size_t am_data_max = 4096;
+struct am_message {
+    am_request r;
+    unsigned char data[am_data_max];
 };
 constexpr int tag_request = 1;
 constexpr int tag_reply_first = 2, tag_replies = 30000;  // reply tags stay below MPI's minimum MPI_TAG_UB
@@ -154,6 +170,9 @@ class mpi_transport final : public transport {
         check(MPI_Comm_dup(world, &am_comm_), "MPI_Comm_dup");
         MPI_Comm_set_errhandler(am_comm_, MPI_ERRORS_RETURN);
         MPI_Comm_rank(am_comm_, &me_);
+        int world_size = 0;
+        MPI_Comm_size(am_comm_, &world_size);
+        posted_to_.assign(static_cast<size_t>(world_size), 0);
         comms_.assign(team_slots_max, MPI_COMM_NULL);
         check(MPI_Comm_dup(world, &comms_[ISHMEM_TEAM_WORLD]), "MPI_Comm_dup");
         MPI_Comm_set_errhandler(comms_[ISHMEM_TEAM_WORLD], MPI_ERRORS_RETURN);
@@ -168,6 +187,7 @@ class mpi_transport final : public transport {
     }
 
     ~mpi_transport() override {
+        complete_posts();
         stop_.store(true, std::memory_order_release);
         if (thread_.joinable()) thread_.join();
         MPI_Cancel(&inbox_req_);
@@ -204,6 +224,7 @@ class mpi_transport final : public transport {
     }
 
     void get(void* dest, const void* source, size_t bytes, int pe, bool nbi) override {
+        complete_posts();  // a get sees this PE's earlier atomics
         const target t = locate(source);
         std::lock_guard<std::mutex> in_mpi(mpi_lock_);
         for (size_t off = 0; off < bytes; off += slice_bytes) {
@@ -230,10 +251,7 @@ class mpi_transport final : public transport {
     // ---- AMOs ---------------------------------------------------------------------------------
 
     uint64_t amo(rmw_op op, void* dest, unsigned size, uint64_t value, uint64_t cond, int pe) override {
-        const target t = locate(dest);
-        am_request r{static_cast<uint8_t>(op), static_cast<uint8_t>(size), t.region, 0,
-                     tag_reply_first + static_cast<int32_t>(next_tag_.fetch_add(1, std::memory_order_relaxed) % tag_replies),
-                     static_cast<uint64_t>(t.disp), value, cond};
+        const am_request r = request(op, dest, size, value, cond);
         uint64_t old = 0;
         MPI_Request rq[2];
         {
@@ -253,8 +271,55 @@ class mpi_transport final : public transport {
         }
     }
 
+    // The request goes out from a slot of posts_, which holds it until MPI is done sending it; with
+    // every slot in use it first waits for the oldest. The target sends no answer: a later fetching
+    // request to it is answered after this one is done (complete_posts).
+    void amo_post(rmw_op op, void* dest, unsigned size, uint64_t value, int pe) override {
+        post(request(op, dest, size, value, 0), nullptr, pe);
+    }
+
+    // Up to am_data_max bytes: the data travels in the signal's request, and the target stores it
+    // before the signal, so nothing waits for the data to land first.
+    bool put_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr, uint64_t signal, bool add,
+                    int pe) override {
+        if (bytes == 0 || bytes > am_data_max) return false;
+        am_request r = request(add ? op_add : op_store, sig_addr, 8, signal, 0);
+        const target d = locate(dest);
+        r.data_bytes = static_cast<uint32_t>(bytes);
+        r.data_region = d.region;
+        r.data_disp = static_cast<uint64_t>(d.disp);
+        post(r, source, pe);
+        return true;
+    }
+
+    // Sends r (and data_bytes of data) from a slot of posts_, with no answer (see amo_post).
+    void post(am_request r, const void* data, int pe) {
+        r.silent = 1;
+        for (backoff b{wait_spin_limit, 0};; b.pause()) {
+            {
+                std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+                retire_posts();
+                if (posts_n_ < posts_max) {
+                    posted_amo& a = posts_[(posts_head_ + posts_n_) % posts_max];
+                    a.m.r = r;
+                    if (r.data_bytes) std::memcpy(a.m.data, data, r.data_bytes);
+                    check(MPI_Isend(&a.m, static_cast<int>(sizeof a.m.r + r.data_bytes), MPI_BYTE, pe, tag_request,
+                                    am_comm_, &a.rq),
+                          "MPI_Isend", pe);
+                    a.pe = pe;
+                    ++posts_n_;
+                    if (!posted_to_[pe]) posted_to_[pe] = 1, posted_pes_.push_back(pe);
+                    posts_out_.store(true, std::memory_order_release);
+                    return;
+                }
+            }
+        }
+    }
+
     // ---- ordering and progress ----------------------------------------------------------------
 
+    // Puts only: a put-with-signal's data before its signal (posted atomics need no completion
+    // there: they are messages in order, and a signal's data waits only for the puts).
     void flush(int pe) override {
         std::lock_guard<std::mutex> in_mpi(mpi_lock_);
         check(MPI_Win_flush(pe, heap_win_), "MPI_Win_flush", pe);
@@ -265,6 +330,7 @@ class mpi_transport final : public transport {
     void fence() override { quiet(); }
 
     void quiet() override {
+        complete_posts();
         if (!dirty_.exchange(false, std::memory_order_relaxed)) return;
         std::lock_guard<std::mutex> in_mpi(mpi_lock_);
         check(MPI_Win_flush_all(heap_win_), "MPI_Win_flush_all");
@@ -399,6 +465,65 @@ class mpi_transport final : public transport {
         MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
         check(MPI_Win_lock_all(MPI_MODE_NOCHECK, w), "MPI_Win_lock_all");
         return w;
+    }
+
+    am_request request(rmw_op op, void* dest, unsigned size, uint64_t value, uint64_t cond) {
+        const target t = locate(dest);
+        return {static_cast<uint8_t>(op), static_cast<uint8_t>(size), t.region, 0,
+                tag_reply_first + static_cast<int32_t>(next_tag_.fetch_add(1, std::memory_order_relaxed) % tag_replies),
+                static_cast<uint64_t>(t.disp), value, cond};
+    }
+
+    // Frees the slots of posted atomics that MPI is done sending, oldest first. Under mpi_lock_.
+    void retire_posts() {
+        while (posts_n_ > 0) {
+            posted_amo& a = posts_[posts_head_];
+            int done = 0;
+            check(MPI_Test(&a.rq, &done, MPI_STATUS_IGNORE), "MPI_Test", a.pe);
+            if (!done) return;
+            posts_head_ = (posts_head_ + 1) % posts_max;
+            --posts_n_;
+        }
+    }
+
+    // Waits until every posted atomic is done at its target: one fetching request (a load of a word
+    // of the internal region) to each PE that has posts, answered after them (MPI keeps one
+    // sender's messages to one target in order, and the target serves them in turn). Serves
+    // requests meanwhile.
+    // One thread at a time (completing_): another thread's quiet waits for this one's loads too.
+    void complete_posts() {
+        if (!posts_out_.load(std::memory_order_acquire)) return;
+        std::lock_guard<std::mutex> one_at_a_time(completing_);
+        std::vector<int> pes;
+        std::vector<am_request> loads;
+        std::vector<uint64_t> answers;
+        std::vector<MPI_Request> rq;
+        {
+            std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+            if (posted_pes_.empty()) {  // another thread completed them
+                posts_out_.store(false, std::memory_order_release);
+                return;
+            }
+            pes.swap(posted_pes_);
+            for (int pe : pes) posted_to_[pe] = 0;
+            loads.reserve(pes.size()), answers.assign(pes.size(), 0), rq.resize(2 * pes.size());
+            for (size_t k = 0; k < pes.size(); ++k) {
+                loads.push_back(request(op_load, heap_lo_, 8, 0, 0));
+                check(MPI_Irecv(&answers[k], 1, MPI_UINT64_T, pes[k], loads[k].reply_tag, am_comm_, &rq[2 * k]),
+                      "MPI_Irecv", pes[k]);
+                check(MPI_Isend(&loads[k], sizeof loads[k], MPI_BYTE, pes[k], tag_request, am_comm_, &rq[2 * k + 1]),
+                      "MPI_Isend", pes[k]);
+            }
+        }
+        for (backoff b{wait_spin_limit, 0};; b.pause()) {
+            std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+            retire_posts();
+            int done = 0;
+            check(MPI_Testall(static_cast<int>(rq.size()), rq.data(), &done, MPI_STATUSES_IGNORE), "MPI_Testall");
+            if (!done) continue;
+            if (posted_pes_.empty()) posts_out_.store(false, std::memory_order_release);
+            return;
+        }
     }
 
     // Room for a blocking put's source in the ring (a copy of source, unless that is null), from which
@@ -571,6 +696,7 @@ class mpi_transport final : public transport {
     void strided(bool is_put, void* dest, ptrdiff_t dstride, const void* source, ptrdiff_t sstride, size_t elem,
                  size_t count, int pe) {
         if (!count || !elem) return;
+        if (!is_put) complete_posts();
         const void* remote_addr = is_put ? static_cast<const void*>(dest) : source;
         const target t = locate(remote_addr);
         const ptrdiff_t local_stride = is_put ? sstride : dstride, remote_stride = is_put ? dstride : sstride;
@@ -630,7 +756,9 @@ class mpi_transport final : public transport {
             check(MPI_Test(&inbox_req_, &flag, &st), "MPI_Test");
             if (!flag) break;
             any = true;
-            const am_request r = inbox_;
+            const am_request r = inbox_.r;
+            if (r.data_bytes)  // a put-with-signal: the data, then (a release) the signal
+                std::memcpy(region_base(r.data_region) + r.data_disp, inbox_.data, r.data_bytes);
             check(MPI_Irecv(&inbox_, sizeof inbox_, MPI_BYTE, MPI_ANY_SOURCE, tag_request, am_comm_, &inbox_req_),
                   "MPI_Irecv");
             char* p = region_base(r.region) + r.disp;
@@ -639,7 +767,8 @@ class mpi_transport final : public transport {
                 r.size == 4 ? rmw_word<uint32_t>(op, reinterpret_cast<uint32_t*>(p), static_cast<uint32_t>(r.value),
                                                  static_cast<uint32_t>(r.cond))
                             : rmw_word<uint64_t>(op, reinterpret_cast<uint64_t*>(p), r.value, r.cond);
-            check(MPI_Send(&old, 1, MPI_UINT64_T, st.MPI_SOURCE, r.reply_tag, am_comm_), "MPI_Send", st.MPI_SOURCE);
+            if (!r.silent)
+                check(MPI_Send(&old, 1, MPI_UINT64_T, st.MPI_SOURCE, r.reply_tag, am_comm_), "MPI_Send", st.MPI_SOURCE);
         }
         return any;
     }
@@ -674,8 +803,24 @@ class mpi_transport final : public transport {
     std::unique_ptr<char[]> bounce_ring_{new char[bounce_bytes]};
     size_t bounce_used_ = 0;  // under mpi_lock_
 
+    // Non-fetching atomics in flight (amo_post): a ring of their messages until MPI has sent them,
+    // and the PEs they went to since the last complete_posts, all under mpi_lock_; posts_out_: there
+    // are such PEs (read without the lock).
+    struct posted_amo {
+        am_message m;
+        MPI_Request rq;
+        int pe;
+    };
+    static constexpr int posts_max = 64;
+    posted_amo posts_[posts_max];
+    int posts_head_ = 0, posts_n_ = 0;
+    std::vector<uint8_t> posted_to_;  // by PE
+    std::vector<int> posted_pes_;
+    std::atomic<bool> posts_out_{false};
+    std::mutex completing_;  // one complete_posts at a time
+
     std::mutex mpi_lock_;  // one thread at a time in MPI (see the top of this file)
-    am_request inbox_{};
+    am_message inbox_{};
     MPI_Request inbox_req_ = MPI_REQUEST_NULL;
     std::atomic<uint32_t> next_tag_{0};
     std::atomic<bool> stop_{false};

@@ -41,6 +41,15 @@ inline T remote_rmw(rmw_op op, T* dest, int pe, T value = T{}, T cond = T{}) {
         value, cond);
 }
 
+// The same non-fetching operation on dest of PE pe of another node: sent, completed by quiet.
+template <typename T>
+inline void remote_post(rmw_op op, T* dest, int pe, T value) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomics done by another agent take 4- or 8-byte words");
+    uint64_t v = 0;
+    memcpy(&v, &value, sizeof(T));
+    remote->amo_post(op, dest, unsigned(sizeof(T)), v, pe);
+}
+
 }  // namespace ishmemi
 
 namespace ishmemi::impl {
@@ -54,6 +63,14 @@ inline T amo(rmw_op op, T* dest, int pe, T value, T cond, Cpu&& cpu) {
     return cpu(std::atomic_ref<T>(*translate(dest, pe)));
 }
 
+// A non-fetching op: as amo, but to a PE of another node it is sent and not awaited (quiet, fence
+// and flush complete it: the memory-ordering rules of non-fetching atomics).
+template <typename T, class Cpu>
+inline void amo_nofetch(rmw_op op, T* dest, int pe, T value, Cpu&& cpu) {
+    if (__builtin_expect(is_remote(pe), 0) && !heap_on_gpu()) return remote_post(op, dest, pe, value);
+    amo(op, dest, pe, value, T{}, cpu);
+}
+
 template <typename T>
 inline T atomic_fetch(T* source, int pe) {
     return amo(op_load, source, pe, T{}, T{}, [](auto r) { return r.load(std::memory_order_acquire); });
@@ -61,7 +78,7 @@ inline T atomic_fetch(T* source, int pe) {
 
 template <typename T>
 inline void atomic_set(T* dest, T value, int pe) {
-    amo(op_store, dest, pe, value, T{}, [&](auto r) {
+    amo_nofetch(op_store, dest, pe, value, [&](auto r) {
         r.store(value, std::memory_order_release);
         return T{};
     });
@@ -90,14 +107,15 @@ inline T atomic_fetch_inc(T* dest, int pe) {
     return atomic_fetch_add(dest, T(1), pe);
 }
 
-template <typename T>
-inline void atomic_inc(T* dest, int pe) {
-    atomic_fetch_add(dest, T(1), pe);
-}
 
 template <typename T>
 inline void atomic_add(T* dest, T value, int pe) {
-    atomic_fetch_add(dest, value, pe);
+    amo_nofetch(op_add, dest, pe, value, [&](auto r) { return r.fetch_add(value, std::memory_order_acq_rel); });
+}
+
+template <typename T>
+inline void atomic_inc(T* dest, int pe) {
+    atomic_add(dest, T(1), pe);
 }
 
 template <typename T>
@@ -107,7 +125,7 @@ inline T atomic_fetch_and(T* dest, T value, int pe) {
 
 template <typename T>
 inline void atomic_and(T* dest, T value, int pe) {
-    atomic_fetch_and(dest, value, pe);
+    amo_nofetch(op_and, dest, pe, value, [&](auto r) { return r.fetch_and(value, std::memory_order_acq_rel); });
 }
 
 template <typename T>
@@ -117,7 +135,7 @@ inline T atomic_fetch_or(T* dest, T value, int pe) {
 
 template <typename T>
 inline void atomic_or(T* dest, T value, int pe) {
-    atomic_fetch_or(dest, value, pe);
+    amo_nofetch(op_or, dest, pe, value, [&](auto r) { return r.fetch_or(value, std::memory_order_acq_rel); });
 }
 
 template <typename T>
@@ -127,7 +145,7 @@ inline T atomic_fetch_xor(T* dest, T value, int pe) {
 
 template <typename T>
 inline void atomic_xor(T* dest, T value, int pe) {
-    atomic_fetch_xor(dest, value, pe);
+    amo_nofetch(op_xor, dest, pe, value, [&](auto r) { return r.fetch_xor(value, std::memory_order_acq_rel); });
 }
 
 // Non-blocking fetching forms: complete at once on shared memory, the result lands in *fetch.

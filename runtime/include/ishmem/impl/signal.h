@@ -1,6 +1,7 @@
 // Put-with-signal and the signal word routines. A signal update is a release operation, so a PE
 // that sees it with an acquire load (signal_fetch, signal_wait_until) also sees the data. To a PE of
-// another node the data goes first and is complete there before the signal is sent.
+// another node the data goes first and is complete there before the signal is sent; up to 4 KiB
+// of it travel with the signal in one message instead, stored by the target before the signal.
 #pragma once
 
 #include <cstdint>
@@ -13,14 +14,14 @@
 namespace ishmemi::impl {
 
 inline void signal_set(uint64_t* sig_addr, uint64_t signal, int pe) {
-    amo(op_store, sig_addr, pe, signal, uint64_t{}, [&](auto r) {
+    amo_nofetch(op_store, sig_addr, pe, signal, [&](auto r) {
         r.store(signal, std::memory_order_release);
         return uint64_t{};
     });
 }
 
 inline void signal_add(uint64_t* sig_addr, uint64_t signal, int pe) {
-    amo(op_add, sig_addr, pe, signal, uint64_t{}, [&](auto r) { return r.fetch_add(signal, std::memory_order_release); });
+    amo_nofetch(op_add, sig_addr, pe, signal, [&](auto r) { return r.fetch_add(signal, std::memory_order_release); });
 }
 
 // sig_op is ISHMEM_SIGNAL_SET or ISHMEM_SIGNAL_ADD (checked by the caller).
@@ -46,6 +47,10 @@ inline uint64_t signal_fetch(uint64_t* sig_addr) {
 template <typename T>
 inline void put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op,
                        int pe) {
+    // To a PE of another node a small one is a single message: the target stores data, then signal.
+    if (__builtin_expect(is_remote(pe), 0) && !heap_on_gpu() &&
+        remote->put_signal(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op == ISHMEM_SIGNAL_ADD, pe))
+        return;
     put(dest, source, nelems, pe);
     signal_after_data(sig_addr, signal, sig_op, pe);
 }

@@ -31,6 +31,15 @@ struct transport {
     // Returns the old value; complete (and visible to pe's waits) when it returns. A store is a
     // release, and its data ordered after every put this PE completed before.
     virtual uint64_t amo(rmw_op op, void* dest, unsigned size, uint64_t value, uint64_t cond, int pe) = 0;
+    // A non-fetching one (store, add, and, or, xor): sent, not awaited. pe does this PE's atomics on
+    // it in the order they were sent; it is complete at the next quiet or fence, and before a later
+    // get from any PE of another node returns (flush completes puts only).
+    virtual void amo_post(rmw_op op, void* dest, unsigned size, uint64_t value, int pe) = 0;
+    // A put-with-signal to pe as one such non-fetching atomic that carries the data, which pe stores
+    // before it updates the signal (set, or add when add): true when done so, false when the data is
+    // too large for it (then the caller puts, flushes and signals).
+    virtual bool put_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr, uint64_t signal,
+                            bool add, int pe) = 0;
     // flush: completes earlier puts to pe; fence: orders earlier puts to each PE before later ones;
     // quiet: completes them all.
     virtual void flush(int pe) = 0;
