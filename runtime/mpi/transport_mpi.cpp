@@ -256,8 +256,7 @@ class mpi_transport final : public transport {
         MPI_Request rq[2];
         {
             std::lock_guard<std::mutex> in_mpi(mpi_lock_);
-            check(MPI_Irecv(&old, 1, MPI_UINT64_T, pe, r.reply_tag, am_comm_, &rq[0]), "MPI_Irecv", pe);
-            check(MPI_Isend(&r, sizeof r, MPI_BYTE, pe, tag_request, am_comm_, &rq[1]), "MPI_Isend", pe);
+            send_fetching(r, &old, pe, rq);
         }
         // Serve others meanwhile (backoff::pause calls progress()): two PEs may be waiting for each
         // other's answer. It yields the core like every wait, for PEs and threads that outnumber cores.
@@ -302,7 +301,7 @@ class mpi_transport final : public transport {
                 if (posts_n_ < posts_max) {
                     posted_amo& a = posts_[(posts_head_ + posts_n_) % posts_max];
                     a.m.r = r;
-                    if (r.data_bytes) std::memcpy(a.m.data, data, r.data_bytes);
+                    if (data) std::memcpy(a.m.data, data, r.data_bytes);  // (none with amo_post)
                     check(MPI_Isend(&a.m, static_cast<int>(sizeof a.m.r + r.data_bytes), MPI_BYTE, pe, tag_request,
                                     am_comm_, &a.rq),
                           "MPI_Isend", pe);
@@ -469,9 +468,31 @@ class mpi_transport final : public transport {
 
     am_request request(rmw_op op, void* dest, unsigned size, uint64_t value, uint64_t cond) {
         const target t = locate(dest);
-        return {static_cast<uint8_t>(op), static_cast<uint8_t>(size), t.region, 0,
-                tag_reply_first + static_cast<int32_t>(next_tag_.fetch_add(1, std::memory_order_relaxed) % tag_replies),
-                static_cast<uint64_t>(t.disp), value, cond};
+        am_request r{};  // no data, answered: put_signal and post() change that
+        r.op = static_cast<uint8_t>(op);
+        r.size = static_cast<uint8_t>(size);
+        r.region = t.region;
+        r.reply_tag = tag_reply_first + static_cast<int32_t>(next_tag_.fetch_add(1, std::memory_order_relaxed) % tag_replies);
+        r.disp = static_cast<uint64_t>(t.disp);
+        r.value = value;
+        r.cond = cond;
+        return r;
+    }
+
+    // Sends a request that is answered: rq[0] receives the old value into *answer, rq[1] sends r
+    // (which must live until rq[1] is done). Under mpi_lock_.
+    void send_fetching(const am_request& r, uint64_t* answer, int pe, MPI_Request rq[2]) {
+        check(MPI_Irecv(answer, 1, MPI_UINT64_T, pe, r.reply_tag, am_comm_, &rq[0]), "MPI_Irecv", pe);
+        check(MPI_Isend(&r, sizeof r, MPI_BYTE, pe, tag_request, am_comm_, &rq[1]), "MPI_Isend", pe);
+    }
+
+    // count blocks of elem bytes, stride bytes apart, as a committed MPI type (MPI_Type_free it).
+    static MPI_Datatype blocks_type(size_t count, size_t elem, ptrdiff_t stride) {
+        MPI_Datatype t;
+        check(MPI_Type_create_hvector(static_cast<int>(count), as_count(elem, "a strided element"), stride, MPI_BYTE, &t),
+              "MPI_Type_create_hvector");
+        MPI_Type_commit(&t);
+        return t;
     }
 
     // Frees the slots of posted atomics that MPI is done sending, oldest first. Under mpi_lock_.
@@ -509,10 +530,7 @@ class mpi_transport final : public transport {
             loads.reserve(pes.size()), answers.assign(pes.size(), 0), rq.resize(2 * pes.size());
             for (size_t k = 0; k < pes.size(); ++k) {
                 loads.push_back(request(op_load, heap_lo_, 8, 0, 0));
-                check(MPI_Irecv(&answers[k], 1, MPI_UINT64_T, pes[k], loads[k].reply_tag, am_comm_, &rq[2 * k]),
-                      "MPI_Irecv", pes[k]);
-                check(MPI_Isend(&loads[k], sizeof loads[k], MPI_BYTE, pes[k], tag_request, am_comm_, &rq[2 * k + 1]),
-                      "MPI_Isend", pes[k]);
+                send_fetching(loads[k], &answers[k], pes[k], &rq[2 * k]);
             }
         }
         for (backoff b{wait_spin_limit, 0};; b.pause()) {
@@ -707,11 +725,7 @@ class mpi_transport final : public transport {
             char* copy = bounce(nullptr, elem * count);
             for (size_t i = 0; i < count; ++i)
                 std::memcpy(copy + i * elem, static_cast<const char*>(source) + static_cast<ptrdiff_t>(i) * sstride, elem);
-            MPI_Datatype remote_type;
-            check(MPI_Type_create_hvector(static_cast<int>(count), static_cast<int>(elem), remote_stride, MPI_BYTE,
-                                          &remote_type),
-                  "MPI_Type_create_hvector");
-            MPI_Type_commit(&remote_type);
+            MPI_Datatype remote_type = blocks_type(count, elem, remote_stride);
             check(MPI_Put(copy, static_cast<int>(elem * count), MPI_BYTE, pe, t.disp, 1, remote_type, t.win), "MPI_Put", pe);
             MPI_Type_free(&remote_type);
             dirty_.store(true, std::memory_order_relaxed);
@@ -719,13 +733,8 @@ class mpi_transport final : public transport {
         }
         for (size_t first = 0; first < count; first += chunk) {
             const int n = static_cast<int>(std::min(chunk, count - first));
-            MPI_Datatype local_type, remote_type;
-            check(MPI_Type_create_hvector(n, as_count(elem, "a strided element"), local_stride, MPI_BYTE, &local_type),
-                  "MPI_Type_create_hvector");
-            check(MPI_Type_create_hvector(n, static_cast<int>(elem), remote_stride, MPI_BYTE, &remote_type),
-                  "MPI_Type_create_hvector");
-            MPI_Type_commit(&local_type);
-            MPI_Type_commit(&remote_type);
+            MPI_Datatype local_type = blocks_type(static_cast<size_t>(n), elem, local_stride),
+                         remote_type = blocks_type(static_cast<size_t>(n), elem, remote_stride);
             const MPI_Aint disp = t.disp + static_cast<MPI_Aint>(first) * remote_stride;
             if (is_put) {
                 const char* src = static_cast<const char*>(source) + static_cast<ptrdiff_t>(first) * sstride;
