@@ -30,10 +30,10 @@ done
 export UCX_TLS=tcp,self
 for np in 2 3 4; do
   echo "== $np PEs, every PE a node (ISHMEM_NODE_SPLIT=pe)"
-  run mpirun --oversubscribe -n "$np" --mca osc ucx -x ISHMEM_NODE_SPLIT=pe -x ISHMEM_TEST_WAIT_MS -x UCX_TLS "$build/tests/ishmem_tests"
+  run mpirun --oversubscribe -n "$np" --mca osc ucx --mca opal_common_ucx_tls any --mca opal_common_ucx_devices any -x ISHMEM_NODE_SPLIT=pe -x ISHMEM_TEST_WAIT_MS -x UCX_TLS "$build/tests/ishmem_tests"
 done
 for split in 2 cyclic:2; do
   echo "== 4 PEs, nodes by ISHMEM_NODE_SPLIT=$split"
-  run mpirun --oversubscribe -n 4 --mca osc ucx -x ISHMEM_NODE_SPLIT=$split -x ISHMEM_TEST_WAIT_MS -x UCX_TLS "$build/tests/ishmem_tests"
+  run mpirun --oversubscribe -n 4 --mca osc ucx --mca opal_common_ucx_tls any --mca opal_common_ucx_devices any -x ISHMEM_NODE_SPLIT=$split -x ISHMEM_TEST_WAIT_MS -x UCX_TLS "$build/tests/ishmem_tests"
 done
 exit $fails

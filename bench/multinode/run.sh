@@ -94,13 +94,16 @@ levels() {  # levels NAME: two-level over one-level times of bench_coll, from NA
         >"$out/multinode-$1-levels.txt" 2>&1 || failed+=("compare_levels $1")
 }
 
+# Open MPI 4.1.6's osc/ucx declines a UCX that has no RDMA transport (TCP only) unless told "any".
+ucx_any="--mca opal_common_ucx_tls any --mca opal_common_ucx_devices any"
+
 blocks_of() {  # blocks_of NP K PROGRAM ARGS
     local np=$1 k=$2; shift 2
     local asroot=()
     [ "$(id -u)" = 0 ] && asroot=(--allow-run-as-root)
     timeout -k 10 "$timeout" mpirun "${asroot[@]}" --oversubscribe --bind-to none -np "$np" \
         -x ISHMEM_NODE_SPLIT="$k" -x ISHMEM_HIERARCHICAL="${ISHMEM_HIERARCHICAL:-1}" -x UCX_TLS=tcp,self \
-        --mca osc ucx "$@"
+        --mca osc ucx $ucx_any "$@"
 }
 
 split() {  # split NP PROGRAM ARGS
@@ -108,7 +111,7 @@ split() {  # split NP PROGRAM ARGS
     local asroot=()
     [ "$(id -u)" = 0 ] && asroot=(--allow-run-as-root)
     timeout -k 10 "$timeout" mpirun "${asroot[@]}" --oversubscribe --bind-to none -np "$np" \
-        -x ISHMEM_NODE_SPLIT=pe -x UCX_TLS=tcp,self --mca osc ucx "$@"
+        -x ISHMEM_NODE_SPLIT=pe -x UCX_TLS=tcp,self --mca osc ucx $ucx_any "$@"
 }
 
 if has "$sets" netns; then

@@ -458,7 +458,9 @@ class mpi_transport final : public transport {
             fatal("ishmem_init",
                   "the MPI transport cannot make a window over the symmetric memory (MPI_Win_create: %.*s). It "
                   "needs a one-sided component that allows MPI_THREAD_MULTIPLE: with Open MPI 4, osc/ucx "
-                  "(mpirun --mca osc ucx, in an Open MPI built with UCX); osc/pt2pt refuses that thread level",
+                  "(mpirun --mca osc ucx, in an Open MPI built with UCX); osc/pt2pt refuses that thread level. Where "
+                  "UCX has no RDMA transport (TCP only), Open MPI 4.1.6's osc/ucx declines it unless given "
+                  "--mca opal_common_ucx_tls any --mca opal_common_ucx_devices any",
                   len, text);
         }
         MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);

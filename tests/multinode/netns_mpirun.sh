@@ -100,6 +100,8 @@ for v in $(compgen -e); do [[ $v == ISHMEM_* ]] && fwd+=(-x "$v"); done
 #  *_if_include ishm0   pin OOB/BTL to the veth, the only link between the nodes;
 #  pml ob1, btl tcp     pin two-sided traffic to ob1 over TCP (vader within a node);
 #  osc ucx              the only one-sided component that accepts MPI_THREAD_MULTIPLE;
+#  opal_common_ucx_tls/devices any  Open MPI 4.1.6's osc/ucx declines UCX with no RDMA transport
+#                       (only tcp here): "any" lets it run over TCP;
 #  UCX_TLS, UCX_NET_DEVICES  UCX reaches other nodes over TCP on the veth, same-node ranks
 #                       over shared memory (node = boot id, see netns_rsh.sh);
 #  bind-to none         the fake nodes share the same 2 cores.
@@ -109,7 +111,7 @@ cmd=(mpirun --allow-run-as-root --oversubscribe --bind-to none
     --mca plm rsh --mca plm_rsh_agent "$here/netns_rsh.sh" --mca plm_rsh_no_tree_spawn 1
     --mca oob_tcp_if_include ishm0
     --mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_if_include ishm0
-    --mca osc ucx
+    --mca osc ucx --mca opal_common_ucx_tls any --mca opal_common_ucx_devices any
     -x "UCX_TLS=${UCX_TLS:-tcp,self,sm}" -x "UCX_NET_DEVICES=${UCX_NET_DEVICES:-ishm0}"
     "${fwd[@]}" "$@")
 [ -n "${NETNS_MPIRUN_VERBOSE:-}" ] && echo "netns_mpirun: ${cmd[*]}" >&2
