@@ -5,7 +5,10 @@
 #include <ishmem.h>
 #include <ishmemx.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -131,6 +134,96 @@ TEST(CollLarge, ScansOverTheChunkedPath) {
                 std::size_t touched = 0;
                 for (std::size_t i = 0; i < big; ++i) touched += dst[i] != untouched || src[i] != operand(me_world, i);
                 EXPECT_EQ(touched, 0u) << "PE " << me_world << " is outside the team, yet its buffers changed";
+            }
+            ishmem_barrier_all();
+        }
+    }
+}
+
+// Reductions of 8 KiB to 256 KiB a member, the sizes that the MPI transport reduces with its own
+// messages (recursive doubling; on 3 members one pair folds first): int64 sums exact, and double
+// sums that round, which every member must get bit for bit alike; world and strided team.
+TEST(CollLarge, MidSizeReductionsSameBitsOnEveryMember) {
+    constexpr std::size_t most = 30000;  // 240 KB of int64_t or double
+    sym_array<int64_t> src(most), dst(most);
+    sym_array<double> dsrc(most), ddst(most);
+    sym_array<uint64_t> digest(1), digests(64);
+    ASSERT_TRUE(src && dst && dsrc && ddst && digest && digests);
+    ASSERT_LE(ishmem_n_pes(), 64);
+    const int me_world = ishmem_my_pe();
+    for (ishmem_team_t team : {ISHMEM_TEAM_WORLD, strided_test_team()}) {
+        const int me = ishmem_team_my_pe(team), n = ishmem_team_n_pes(team);
+        for (std::size_t nelems : {std::size_t{1100}, std::size_t{9000}, most}) {
+            for (std::size_t i = 0; i < nelems; ++i) {
+                src[i] = operand(me_world, i);
+                dsrc[i] = 1.0 / (me_world + 3) + static_cast<double>(i) * 1e-7;
+            }
+            ishmem_barrier_all();
+            if (me >= 0) {
+                EXPECT_EQ(ishmem_int64_sum_reduce(team, dst.get(), src.get(), nelems), 0);
+                EXPECT_EQ(ishmem_double_sum_reduce(team, ddst.get(), dsrc.get(), nelems), 0);
+                std::size_t bad = 0;
+                uint64_t h = 0;
+                for (std::size_t i = 0; i < nelems; ++i) {
+                    int64_t want = 0;
+                    double dwant = 0;
+                    for (int j = 0; j < n; ++j) {
+                        const int pe = ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD);
+                        want += operand(pe, i);
+                        dwant += 1.0 / (pe + 3) + static_cast<double>(i) * 1e-7;
+                    }
+                    if (dst[i] != want && bad++ == 0) ADD_FAILURE() << "int64 sum of " << nelems << ", element " << i << ": " << dst[i] << " != " << want;
+                    if (std::abs(ddst[i] - dwant) > 1e-12 * std::abs(dwant) && bad++ == 0)
+                        ADD_FAILURE() << "double sum of " << nelems << ", element " << i << ": " << ddst[i] << " != " << dwant;
+                    uint64_t bits = 0;
+                    std::memcpy(&bits, &ddst[i], sizeof bits);
+                    h = h * 1000003 ^ bits;
+                }
+                EXPECT_EQ(bad, 0u) << "over a team of " << n;
+                digest[0] = h;
+                EXPECT_EQ(ishmem_uint64_fcollect(team, digests.get(), digest.get(), 1), 0);
+                for (int j = 0; j < n; ++j)
+                    EXPECT_EQ(digests[j], h) << "the double sums of " << nelems << " elements differ in their bits between team PE "
+                                             << j << " and team PE " << me << " (of " << n << ")";
+            }
+            ishmem_barrier_all();
+        }
+    }
+}
+
+// A collect whose blocks differ by orders of magnitude, the first PE's empty, an odd PE's 1.2 MB:
+// over several nodes each member sizes its buffer by its own block and must take larger ones as
+// they come. World and strided team; every element and the bytes past the end checked.
+TEST(CollLarge, CollectOfVeryUnequalBlocks) {
+    auto count = [](int k) -> std::size_t { return k == 0 ? 0 : k % 2 ? 150000 + 1000 * k : 3; };
+    const int me_world = ishmem_my_pe(), npes = ishmem_n_pes();
+    std::size_t total_max = 0, each_max = 1;
+    for (int k = 0; k < npes; ++k) {
+        total_max += count(k);
+        each_max = std::max(each_max, count(k));
+    }
+    sym_array<int64_t> src(each_max), dst(total_max + 8);
+    ASSERT_TRUE(src && dst);
+    constexpr int64_t untouched = -5;
+    for (ishmem_team_t team : {ISHMEM_TEAM_WORLD, strided_test_team()}) {
+        const int me = ishmem_team_my_pe(team), n = ishmem_team_n_pes(team);
+        for (int round = 0; round < 2; ++round) {
+            for (std::size_t i = 0; i < total_max + 8; ++i) dst[i] = untouched;
+            if (me >= 0)
+                for (std::size_t i = 0; i < count(me); ++i) src[i] = static_cast<int64_t>(me_world) * 1000003 + static_cast<int64_t>(i) + round;
+            ishmem_barrier_all();
+            if (me >= 0) {
+                EXPECT_EQ(ishmem_int64_collect(team, dst.get(), src.get(), count(me)), 0);
+                std::size_t at = 0, bad = 0;
+                for (int j = 0; j < n; ++j) {
+                    const int pe = ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD);
+                    for (std::size_t i = 0; i < count(j); ++i, ++at)
+                        if (dst[at] != static_cast<int64_t>(pe) * 1000003 + static_cast<int64_t>(i) + round && bad++ == 0)
+                            ADD_FAILURE() << "round " << round << ", block of team PE " << j << ", element " << i << ": " << dst[at];
+                }
+                for (std::size_t i = at; i < at + 8; ++i)
+                    if (dst[i] != untouched && bad++ == 0) ADD_FAILURE() << "dest past the " << at << " collected elements was written";
+                EXPECT_EQ(bad, 0u) << "collect over a team of " << n;
             }
             ishmem_barrier_all();
         }

@@ -35,9 +35,9 @@
 //   (The lost puts once blamed on threads were UCX's shared-memory transports on one machine:
 //   tests/multinode/CMakeLists.txt.)
 // - Teams with members on several nodes: one MPI communicator per team (split from the parent's at
-//   team creation), and the collectives are MPI's on it, in their non-blocking forms, completed by
-//   a wait that serves requests like every other; small ones are our own point-to-point messages
-//   on it (see "small collectives" below).
+//   team creation). Barriers, collects and the collectives of up to some size are our own
+//   point-to-point messages on it (coll_p2p.h); larger ones are MPI's non-blocking collectives.
+//   Both wait like every other wait, serving requests.
 #include "transport_mpi.h"
 
 #include <mpi.h>
@@ -58,24 +58,16 @@
 #include "ishmem/impl/sync.h"
 #include "ishmem/impl/teams.h"
 #include "ishmem/impl/transport.h"
+#include "coll_p2p.h"
+#include "mpi_check.h"
 
 namespace ishmemi {
 
 namespace {
 
-const char* const routine = "MPI transport";
-
-[[noreturn]] void mpi_failed(int rc, const char* what, int pe) {
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) len = snprintf(text, sizeof text, "MPI error %d", rc);
-    if (pe >= 0) fatal(routine, "%s (PE %d) failed: %.*s", what, pe, len, text);
-    fatal(routine, "%s failed: %.*s", what, len, text);
-}
-
-inline void check(int rc, const char* what, int pe = -1) {
-    if (__builtin_expect(rc != MPI_SUCCESS, 0)) mpi_failed(rc, what, pe);
-}
+using mpi::as_count;
+using mpi::check;
+using mpi::routine;
 
 // MPI counts are ints: transfers of more bytes go in slices of this many.
 constexpr size_t slice_bytes = size_t{1} << 30;
@@ -153,11 +145,6 @@ MPI_Op mpi_op(int op) {
     }
 }
 
-int as_count(size_t n, const char* what) {
-    if (n > static_cast<size_t>(INT_MAX))
-        fatal(routine, "%s of %zu elements over several nodes: MPI counts end at %d", what, n, INT_MAX);
-    return static_cast<int>(n);
-}
 
 class mpi_transport final : public transport {
   public:
@@ -354,6 +341,7 @@ class mpi_transport final : public transport {
         MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
         team_destroy(slot);  // a slot left by a team of a parent that did not span nodes
         comms_[slot] = c;
+        collect_largest_[static_cast<size_t>(slot)] = 0;
     }
 
     void team_destroy(int slot) override {
@@ -367,7 +355,8 @@ class mpi_transport final : public transport {
         MPI_Comm_rank(c, &rank);
         // bytes: per member (alltoall: the block for each member).
         const int count = as_count(bytes, "a collective");
-        // MPI's buffers must not overlap: a source inside dest goes through a copy.
+        // MPI's buffers must not overlap: a source inside dest goes through a copy (a collect
+        // copies its source before it writes dest).
         std::vector<char> copy;
         const size_t dest_bytes = kind == coll_broadcast ? bytes : bytes * static_cast<size_t>(n);
         const size_t source_bytes = kind == coll_alltoall ? dest_bytes : bytes;
@@ -377,27 +366,39 @@ class mpi_transport final : public transport {
         }
         switch (kind) {
             case coll_alltoall:
+                if (bytes <= p2p_alltoall_max) return p2p_.alltoall(c, dest, source, bytes);
                 return run_collective("MPI_Ialltoall", [&](MPI_Request* r) {
                     return MPI_Ialltoall(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, r);
                 });
             case coll_fcollect:
-                if (bytes <= p2p_coll_max && power_of_two(n)) return fcollect_p2p(c, n, rank, dest, source, bytes);
+                if (bytes <= p2p_coll_max) return p2p_.fcollect(c, dest, source, bytes);
                 return run_collective("MPI_Iallgather", [&](MPI_Request* r) {
                     return MPI_Iallgather(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, r);
                 });
             case coll_broadcast:
                 if (rank == root && dest != source) memmove(dest, source, bytes);
-                if (bytes <= p2p_coll_max) return broadcast_p2p(c, n, rank, dest, count, root);
+                if (bytes <= p2p_bcast_max) return p2p_.broadcast(c, dest, bytes, root);
                 return run_collective("MPI_Ibcast", [&](MPI_Request* r) { return MPI_Ibcast(dest, count, MPI_BYTE, root, c, r); });
             case coll_collect: {
+                // The path follows the largest block of the team's last collect, which every member
+                // knows alike: Bruck's messages, or for large blocks (where its copies cost more
+                // than a round trip) the lengths first and MPI_Iallgatherv straight into dest.
+                size_t& largest = collect_largest_[static_cast<size_t>(team)];
+                if (largest <= p2p_collect_max) {
+                    largest = p2p_.collect(c, dest, source, bytes);
+                    return;
+                }
+                std::vector<uint64_t> lengths(static_cast<size_t>(n));
+                const uint64_t mine = bytes;
+                p2p_.fcollect(c, lengths.data(), &mine, sizeof mine);
                 std::vector<int> counts(static_cast<size_t>(n)), displs(static_cast<size_t>(n));
-                run_collective("MPI_Iallgather", [&](MPI_Request* r) {
-                    return MPI_Iallgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, c, r);
-                });
                 size_t at = 0;
-                for (int i = 0; i < n; ++i) {
-                    displs[static_cast<size_t>(i)] = as_count(at, "a collect");
-                    at += static_cast<size_t>(counts[static_cast<size_t>(i)]);
+                largest = 0;
+                for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
+                    displs[i] = as_count(at, "a collect");
+                    counts[i] = as_count(lengths[i], "a collect");
+                    at += lengths[i];
+                    largest = std::max<size_t>(largest, lengths[i]);
                 }
                 if (overlaps(dest, at, source, bytes)) {
                     copy.assign(static_cast<const char*>(source), static_cast<const char*>(source) + bytes);
@@ -414,12 +415,8 @@ class mpi_transport final : public transport {
         MPI_Comm c = comm(team);
         const int count = as_count(nelems, "a reduction");
         const size_t bytes = nelems * elem_size(type);
-        int n = 0, rank = 0;
-        MPI_Comm_size(c, &n);
-        MPI_Comm_rank(c, &rank);
-        if (bytes <= p2p_coll_max && scan != 0) return scan_p2p(c, n, rank, scan == 1, mpi_type(type), dest, source, bytes, count);
-        if (bytes <= p2p_coll_max && power_of_two(n))
-            return allreduce_p2p(c, n, rank, mpi_type(type), mpi_op(op), dest, source, bytes, count);
+        if (scan != 0 && bytes <= p2p_scan_max) return p2p_.scan(c, scan == 1, mpi_type(type), dest, source, bytes, count);
+        if (scan == 0 && bytes <= p2p_allreduce_max) return p2p_.allreduce(c, mpi_type(type), mpi_op(op), dest, source, bytes, count);
         const void* in = source == dest ? MPI_IN_PLACE : source;
         if (scan == 0)
             return run_collective("MPI_Iallreduce", [&](MPI_Request* r) {
@@ -432,12 +429,14 @@ class mpi_transport final : public transport {
         run_collective("MPI_Iexscan", [&](MPI_Request* r) {
             return MPI_Iexscan(in, dest, count, mpi_type(type), MPI_SUM, c, r);
         });
+        int rank = 0;
+        MPI_Comm_rank(c, &rank);
         if (rank == 0) memset(dest, 0, bytes);  // MPI leaves it undefined
     }
 
     void barrier(int team, bool completing) override {
         if (completing) quiet();
-        run_collective("MPI_Ibarrier", [&](MPI_Request* r) { return MPI_Ibarrier(comm(team), r); });
+        p2p_.barrier(comm(team));
     }
 
   private:
@@ -575,124 +574,20 @@ class mpi_transport final : public transport {
         fatal(routine, "address %p is not symmetric", addr);
     }
 
-    // Waits for r like every wait of the library (backoff::pause calls progress()): so that a PE in
-    // a collective answers the atomics sent to it at once, not when its progress thread wakes.
-    void complete(MPI_Request& r, const char* what) { wait_all(&r, 1, what); }
-
-    // ---- small collectives as point-to-point messages ----------------------------------------------
-    // Up to p2p_coll_max bytes a member, broadcasts, scans and (on 2^k members) reductions and
-    // fcollects are messages between the members on the team's communicator: Open MPI 4.1's
-    // non-blocking collectives (libnbc) took 1.4-3.3 times as long as its blocking ones there (2
-    // nodes x 1 over TCP, stop 32), and a blocking collective would hold the MPI lock through its
-    // wait. The calls of one team come in the same order on every member and MPI keeps the order of
-    // two ranks' messages, so one tag serves them all.
-    static constexpr size_t p2p_coll_max = 8192;
-    static constexpr int coll_tag = 0x15c0;
-    static bool power_of_two(int n) { return (n & (n - 1)) == 0; }
-
-    // Waits for n requests like every wait of the library (complete() for one).
-    void wait_all(MPI_Request* r, int n, const char* what) {
-        for (backoff b;; b.pause()) {
-            int done = 0;
-            check(locked([&] { return MPI_Testall(n, r, &done, MPI_STATUSES_IGNORE); }), what);
-            if (done) return;
-        }
-    }
-    void post_recv(void* buf, int bytes, int from, MPI_Comm c, MPI_Request* r) {
-        check(locked([&] { return MPI_Irecv(buf, bytes, MPI_BYTE, from, coll_tag, c, r); }), "MPI_Irecv");
-    }
-    void post_send(const void* buf, int bytes, int to, MPI_Comm c, MPI_Request* r) {
-        check(locked([&] { return MPI_Isend(buf, bytes, MPI_BYTE, to, coll_tag, c, r); }), "MPI_Isend");
-    }
-
-    // A binomial tree from the root (buf holds the data on the root): log2(n) hops.
-    void broadcast_p2p(MPI_Comm c, int n, int rank, void* buf, int bytes, int root) {
-        const int vr = (rank - root + n) % n;  // rank relative to the root
-        int mask = 1;
-        for (; mask < n; mask <<= 1) {
-            if (vr & mask) {
-                MPI_Request r = MPI_REQUEST_NULL;
-                post_recv(buf, bytes, (vr - mask + root) % n, c, &r);
-                complete(r, "a broadcast's receive");
-                break;
-            }
-        }
-        MPI_Request sends[32];
-        int k = 0;
-        for (mask >>= 1; mask > 0; mask >>= 1)
-            if (vr + mask < n) post_send(buf, bytes, (vr + mask + root) % n, c, &sends[k++]);
-        wait_all(sends, k, "a broadcast's sends");
-    }
-
-    // Recursive doubling on 2^k members. At every step both partners compute (lower member's
-    // values) op (higher member's), so that every member ends with the same bits, floats included.
-    void allreduce_p2p(MPI_Comm c, int n, int rank, MPI_Datatype type, MPI_Op op, void* dest, const void* source,
-                       size_t bytes, int count) {
-        alignas(16) char buf[2][p2p_coll_max];  // no allocation per call
-        char *acc = buf[0], *in = buf[1];
-        std::memcpy(acc, source, bytes);
-        const int nb = static_cast<int>(bytes);
-        for (int mask = 1; mask < n; mask <<= 1) {
-            const int peer = rank ^ mask;
-            MPI_Request r[2];
-            post_recv(in, nb, peer, c, &r[0]);
-            post_send(acc, nb, peer, c, &r[1]);
-            wait_all(r, 2, "a reduction's exchange");
-            if (peer < rank) {
-                check(locked([&] { return MPI_Reduce_local(in, acc, count, type, op); }), "MPI_Reduce_local");
-            } else {
-                check(locked([&] { return MPI_Reduce_local(acc, in, count, type, op); }), "MPI_Reduce_local");
-                std::swap(acc, in);
-            }
-        }
-        std::memcpy(dest, acc, bytes);
-    }
-
-    // Recursive doubling on 2^k members: at step `mask` each member holds the blocks of the `mask`
-    // members of its aligned group and swaps them with its partner's group.
-    void fcollect_p2p(MPI_Comm c, int n, int rank, void* dest, const void* source, size_t bytes) {
-        char* d = static_cast<char*>(dest);
-        std::memmove(d + static_cast<size_t>(rank) * bytes, source, bytes);
-        for (int mask = 1; mask < n; mask <<= 1) {
-            const int peer = rank ^ mask;
-            const size_t mine = static_cast<size_t>(rank & ~(mask - 1)) * bytes, theirs = static_cast<size_t>(peer & ~(mask - 1)) * bytes;
-            const int nb = as_count(static_cast<size_t>(mask) * bytes, "an fcollect");
-            MPI_Request r[2];
-            post_recv(d + theirs, nb, peer, c, &r[0]);
-            post_send(d + mine, nb, peer, c, &r[1]);
-            wait_all(r, 2, "an fcollect's exchange");
-        }
-    }
-
-    // A chain, as Open MPI's scans: member i takes the sum of members 0..i-1 from i - 1, adds its
-    // source and passes the sum on, so that calls in a row overlap along the chain.
-    void scan_p2p(MPI_Comm c, int n, int rank, bool inclusive, MPI_Datatype type, void* dest, const void* source,
-                  size_t bytes, int count) {
-        alignas(16) char below[p2p_coll_max], upto[p2p_coll_max];  // no allocation per call
-        std::memcpy(upto, source, bytes);
-        const int nb = static_cast<int>(bytes);
-        if (rank > 0) {
-            MPI_Request r = MPI_REQUEST_NULL;
-            post_recv(below, nb, rank - 1, c, &r);
-            complete(r, "a scan's receive");
-            check(locked([&] { return MPI_Reduce_local(below, upto, count, type, MPI_SUM); }), "MPI_Reduce_local");
-        }
-        if (rank + 1 < n) {
-            MPI_Request r = MPI_REQUEST_NULL;
-            post_send(upto, nb, rank + 1, c, &r);
-            complete(r, "a scan's send");
-        }
-        if (inclusive) std::memcpy(dest, upto, bytes);
-        else if (rank == 0) std::memset(dest, 0, bytes);  // the sum of no members
-        else std::memcpy(dest, below, bytes);
-    }
+    // ---- collectives ---------------------------------------------------------------------------
+    // Up to these sizes (a member's bytes; alltoall: a block) the collectives are point-to-point
+    // messages (coll_p2p.h: Open MPI 4.1's non-blocking collectives were slower than its blocking
+    // ones), and barriers always. Larger ones are MPI's non-blocking collectives.
+    static constexpr size_t p2p_coll_max = 8192, p2p_bcast_max = size_t{64} << 10,
+                            p2p_alltoall_max = size_t{64} << 10, p2p_allreduce_max = size_t{256} << 10,
+                            p2p_collect_max = size_t{64} << 10, p2p_scan_max = size_t{1} << 30;
 
     // Starts a non-blocking collective (start(&request), one MPI call) under the lock and waits
     // for it like every wait of the library.
     template <class F> void run_collective(const char* what, F&& start) {
         MPI_Request r = MPI_REQUEST_NULL;
         check(locked([&] { return start(&r); }), what);
-        complete(r, what);
+        p2p_.wait_all(&r, 1, what);  // serves requests meanwhile (backoff::pause calls progress())
     }
 
     // f() (one MPI call) with the MPI lock held.
@@ -831,6 +726,8 @@ class mpi_transport final : public transport {
     std::mutex completing_;  // one complete_posts at a time
 
     std::mutex mpi_lock_;  // one thread at a time in MPI (see the top of this file)
+    mpi::p2p_collectives p2p_{mpi_lock_};
+    std::vector<size_t> collect_largest_ = std::vector<size_t>(team_slots_max, 0);  // by team slot
     am_message inbox_{};
     MPI_Request inbox_req_ = MPI_REQUEST_NULL;
     std::atomic<uint32_t> next_tag_{0};

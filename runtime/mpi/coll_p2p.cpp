@@ -1,0 +1,382 @@
+// The MPI transport's point-to-point collectives (coll_p2p.h says why and the rules they keep).
+#include "coll_p2p.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "ishmem/impl/sync.h"
+#include "mpi_check.h"
+
+namespace ishmemi::mpi {
+
+namespace {
+
+void shape(MPI_Comm c, int* n, int* rank) {
+    MPI_Comm_size(c, n);
+    MPI_Comm_rank(c, rank);
+}
+
+// Memory of a thread's collectives, kept from call to call (no allocation per call); more than
+// keep_max bytes is given back after the call that needed it.
+struct scratch {
+    static constexpr size_t keep_max = size_t{64} << 20;
+    std::unique_ptr<char[]> p;
+    size_t cap = 0;
+    char* get(size_t bytes) {
+        if (bytes > cap) {
+            p.reset(new char[bytes]);
+            cap = bytes;
+        }
+        return p.get();
+    }
+    // Grows to at least `bytes`, keeping the first `used` bytes.
+    char* grow(size_t bytes, size_t used) {
+        if (bytes <= cap) return p.get();
+        const size_t want = std::max(bytes, cap * 2);
+        std::unique_ptr<char[]> q(new char[want]);
+        if (used) std::memcpy(q.get(), p.get(), used);
+        p = std::move(q);
+        cap = want;
+        return p.get();
+    }
+    void trim() {
+        if (cap > keep_max) {
+            p.reset();
+            cap = 0;
+        }
+    }
+};
+thread_local scratch work;
+
+}  // namespace
+
+void p2p_collectives::wait_all(MPI_Request* r, int n, const char* what) {
+    for (backoff b{wait_spin_limit, 0};; b.pause()) {  // a pause per poll: a message is seen at once
+        int done = 0;
+        check(locked([&] { return MPI_Testall(n, r, &done, MPI_STATUSES_IGNORE); }), what);
+        if (done) return;
+    }
+}
+
+void p2p_collectives::recv(void* buf, size_t bytes, int from, MPI_Comm c, MPI_Request* r) {
+    const int nb = as_count(bytes, "a collective's message");
+    check(locked([&] { return MPI_Irecv(buf, nb, MPI_BYTE, from, tag, c, r); }), "MPI_Irecv");
+}
+
+void p2p_collectives::send(const void* buf, size_t bytes, int to, MPI_Comm c, MPI_Request* r) {
+    const int nb = as_count(bytes, "a collective's message");
+    check(locked([&] { return MPI_Isend(buf, nb, MPI_BYTE, to, tag, c, r); }), "MPI_Isend");
+}
+
+int p2p_collectives::pieces(size_t bytes) {
+    return bytes > piece_bytes && bytes <= pieces_max * piece_bytes ? static_cast<int>((bytes + piece_bytes - 1) / piece_bytes) : 1;
+}
+
+void p2p_collectives::recv_pieces(void* buf, size_t bytes, int from, MPI_Comm c, MPI_Request* r) {
+    const int k = pieces(bytes);
+    for (int i = 0; i < k; ++i) {
+        const size_t at = static_cast<size_t>(i) * piece_bytes;
+        recv(static_cast<char*>(buf) + at, k == 1 ? bytes : std::min(piece_bytes, bytes - at), from, c, &r[i]);
+    }
+}
+
+void p2p_collectives::send_pieces(const void* buf, size_t bytes, int to, MPI_Comm c, MPI_Request* r) {
+    const int k = pieces(bytes);
+    for (int i = 0; i < k; ++i) {
+        const size_t at = static_cast<size_t>(i) * piece_bytes;
+        send(static_cast<const char*>(buf) + at, k == 1 ? bytes : std::min(piece_bytes, bytes - at), to, c, &r[i]);
+    }
+}
+
+void p2p_collectives::exchange(void* in, size_t in_bytes, const void* out, size_t out_bytes, int peer, MPI_Comm c,
+                               const char* what) {
+    MPI_Request r[2 * pieces_max];
+    recv_pieces(in, in_bytes, peer, c, r);
+    const int k = pieces(in_bytes);
+    send_pieces(out, out_bytes, peer, c, r + k);
+    wait_all(r, k + pieces(out_bytes), what);
+}
+
+void p2p_collectives::reduce_local(const void* in, void* inout, int count, MPI_Datatype type, MPI_Op op) {
+    check(locked([&] { return MPI_Reduce_local(in, inout, count, type, op); }), "MPI_Reduce_local");
+}
+
+void p2p_collectives::barrier(MPI_Comm c) {
+    int n = 0, rank = 0;
+    shape(c, &n, &rank);
+    char none[1];
+    for (int dist = 1; dist < n; dist <<= 1) {
+        MPI_Request r[2];
+        recv(none, 0, (rank - dist + n) % n, c, &r[0]);
+        send(none, 0, (rank + dist) % n, c, &r[1]);
+        wait_all(r, 2, "a barrier's messages");
+    }
+}
+
+void p2p_collectives::broadcast(MPI_Comm c, void* buf, size_t bytes, int root) {
+    int n = 0, rank = 0;
+    shape(c, &n, &rank);
+    const int vr = (rank - root + n) % n;  // rank relative to the root
+    const int k = pieces(bytes);
+    MPI_Request r[32 * pieces_max];
+    int mask = 1;
+    for (; mask < n; mask <<= 1) {
+        if (vr & mask) {
+            recv_pieces(buf, bytes, (vr - mask + root) % n, c, r);
+            wait_all(r, k, "a broadcast's receive");
+            break;
+        }
+    }
+    int sends = 0;
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (vr + mask < n) {
+            send_pieces(buf, bytes, (vr + mask + root) % n, c, r + sends);
+            sends += k;
+        }
+    wait_all(r, sends, "a broadcast's sends");
+}
+
+size_t p2p_collectives::collect(MPI_Comm c, void* dest, const void* source, size_t bytes) {
+    int n = 0, rank = 0;
+    shape(c, &n, &rank);
+    // buf: the blocks of members rank, rank + 1, ... (mod n) in that order, each as its length (8
+    // bytes) and its data; ends[j]: where block j ends. Sending the first k blocks is sending a
+    // prefix of buf; the k blocks received are the next ones, appended.
+    const size_t head = sizeof(uint64_t);
+    char* buf = work.grow((head + bytes) * static_cast<size_t>(n), 0);  // a guess: lengths like mine
+    const uint64_t mine = bytes;
+    std::memcpy(buf, &mine, head);
+    if (bytes) std::memcpy(buf + head, source, bytes);
+    std::vector<size_t> ends{head + bytes};
+    ends.reserve(static_cast<size_t>(n));
+    std::vector<char> spill;  // a message that did not fit behind the blocks while buf was being sent
+    for (int dist = 1; dist < n; dist <<= 1) {
+        const int k = std::min(dist, n - dist);
+        const int to = (rank - dist + n) % n, from = (rank + dist) % n;
+        MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        send(buf, ends[static_cast<size_t>(k) - 1], to, c, &r[0]);
+        // The incoming length is known once the message is: probe for it, then receive it behind
+        // the blocks if they have room (buf must not move while it is being sent), else aside.
+        MPI_Message msg = MPI_MESSAGE_NULL;
+        MPI_Status st;
+        for (backoff b{wait_spin_limit, 0};; b.pause()) {
+            int flag = 0;
+            check(locked([&] { return MPI_Improbe(from, tag, c, &flag, &msg, &st); }), "MPI_Improbe", -1);
+            if (flag) break;
+        }
+        int len = 0;
+        MPI_Get_count(&st, MPI_BYTE, &len);
+        const size_t at = ends.back();
+        const bool fits = at + static_cast<size_t>(len) <= work.cap;
+        char* into = fits ? buf + at : (spill.resize(static_cast<size_t>(len)), spill.data());
+        check(locked([&] { return MPI_Imrecv(into, len, MPI_BYTE, &msg, &r[1]); }), "MPI_Imrecv");
+        wait_all(r, 2, "a collect's exchange");
+        if (!fits) {
+            buf = work.grow(at + static_cast<size_t>(len), at);
+            std::memcpy(buf + at, spill.data(), static_cast<size_t>(len));
+        }
+        // Its k blocks: length, data, length, data, ...
+        size_t p = at;
+        for (int j = 0; j < k; ++j) {
+            uint64_t b = 0;
+            if (p + head > at + static_cast<size_t>(len)) fatal(routine, "a collect's message from member %d is cut short", from);
+            std::memcpy(&b, buf + p, head);
+            p += head + b;
+            ends.push_back(p);
+        }
+        if (p != at + static_cast<size_t>(len)) fatal(routine, "a collect's message from member %d has %d bytes, its blocks say %zu", from, len, p - at);
+    }
+    // Member (rank + j) % n's block is block j: its place in dest follows the blocks of members 0.. below it.
+    std::vector<size_t> length(static_cast<size_t>(n)), start(static_cast<size_t>(n));
+    for (int j = 0; j < n; ++j) {
+        const size_t begin = j ? ends[static_cast<size_t>(j) - 1] : 0;
+        length[static_cast<size_t>((rank + j) % n)] = ends[static_cast<size_t>(j)] - begin - head;
+    }
+    size_t at = 0, largest = 0;
+    for (int m = 0; m < n; ++m) {
+        start[static_cast<size_t>(m)] = at;
+        at += length[static_cast<size_t>(m)];
+        largest = std::max(largest, length[static_cast<size_t>(m)]);
+    }
+    for (int j = 0; j < n; ++j) {
+        const int m = (rank + j) % n;
+        const size_t begin = (j ? ends[static_cast<size_t>(j) - 1] : 0) + head;
+        if (length[static_cast<size_t>(m)])
+            std::memcpy(static_cast<char*>(dest) + start[static_cast<size_t>(m)], buf + begin, length[static_cast<size_t>(m)]);
+    }
+    work.trim();
+    return largest;
+}
+
+void p2p_collectives::fcollect(MPI_Comm c, void* dest, const void* source, size_t bytes) {
+    int n = 0, rank = 0;
+    shape(c, &n, &rank);
+    if (n & (n - 1)) {
+        collect(c, dest, source, bytes);
+        return;
+    }
+    // Recursive doubling: at step `mask` each member holds the blocks of the `mask` members of its
+    // aligned group and swaps them with its partner's group.
+    char* d = static_cast<char*>(dest);
+    std::memmove(d + static_cast<size_t>(rank) * bytes, source, bytes);
+    for (int mask = 1; mask < n; mask <<= 1) {
+        const int peer = rank ^ mask;
+        const size_t mine = static_cast<size_t>(rank & ~(mask - 1)) * bytes;
+        const size_t theirs = static_cast<size_t>(peer & ~(mask - 1)) * bytes;
+        const size_t span = static_cast<size_t>(mask) * bytes;
+        exchange(d + theirs, span, d + mine, span, peer, c, "an fcollect's exchange");
+    }
+}
+
+void p2p_collectives::alltoall(MPI_Comm c, void* dest, const void* source, size_t bytes) {
+    int n = 0, rank = 0;
+    shape(c, &n, &rank);
+    char* d = static_cast<char*>(dest);
+    const char* s = static_cast<const char*>(source);
+    std::memmove(d + static_cast<size_t>(rank) * bytes, s + static_cast<size_t>(rank) * bytes, bytes);
+    const int k = pieces(bytes);
+    std::vector<MPI_Request> r(2 * static_cast<size_t>(k) * static_cast<size_t>(n - 1));
+    for (int i = 1; i < n; ++i) {
+        const int from = (rank - i + n) % n, to = (rank + i) % n;
+        MPI_Request* ri = r.data() + 2 * static_cast<size_t>(k) * static_cast<size_t>(i - 1);
+        recv_pieces(d + static_cast<size_t>(from) * bytes, bytes, from, c, ri);
+        send_pieces(s + static_cast<size_t>(to) * bytes, bytes, to, c, ri + k);
+    }
+    wait_all(r.data(), static_cast<int>(r.size()), "an alltoall's messages");
+}
+
+void p2p_collectives::allreduce(MPI_Comm c, MPI_Datatype type, MPI_Op op, void* dest, const void* source,
+                                size_t bytes, int count) {
+    int n = 0, rank = 0;
+    shape(c, &n, &rank);
+    const size_t elem = count ? bytes / static_cast<size_t>(count) : 1;
+    // The sums build up in dest (source stays as it is unless it is dest); `in` takes the partners'.
+    char* acc = static_cast<char*>(dest);
+    char* in = work.get(bytes);
+    if (dest != source) std::memcpy(acc, source, bytes);
+    int pof2 = 1;
+    while (pof2 * 2 <= n) pof2 *= 2;
+    const int rem = n - pof2;
+    // Members below 2 * rem pair up: the even one hands its values to the odd one, which joins the
+    // power-of-two part as member rank / 2; the others are rank - rem there. vrank -1: folded out.
+    int vrank = rank - rem;
+    MPI_Request r[pieces_max];
+    if (rank < 2 * rem) {
+        if (rank % 2 == 0) {
+            send_pieces(acc, bytes, rank + 1, c, r);
+            wait_all(r, pieces(bytes), "a reduction's fold");
+            vrank = -1;
+        } else {
+            recv_pieces(in, bytes, rank - 1, c, r);
+            wait_all(r, pieces(bytes), "a reduction's fold");
+            reduce_local(in, acc, count, type, op);  // acc = (rank - 1's) op (mine)
+            vrank = rank / 2;
+        }
+    }
+    auto real = [rem](int v) { return v < rem ? v * 2 + 1 : v + rem; };
+    if (vrank >= 0 && (pof2 == 2 || bytes <= halving_min || static_cast<size_t>(count) < static_cast<size_t>(pof2))) {
+        // Recursive doubling: log2(pof2) exchanges of everything (on two members one exchange, as
+        // little as halving moves, in one step). Both partners compute every element: lower
+        // member's values first on both, for the same bits.
+        for (int mask = 1; mask < pof2; mask <<= 1) {
+            const int vpeer = vrank ^ mask;
+            exchange(in, bytes, acc, bytes, real(vpeer), c, "a reduction's exchange");
+            if (vpeer < vrank) {
+                reduce_local(in, acc, count, type, op);
+            } else {
+                reduce_local(acc, in, count, type, op);
+                std::memcpy(acc, in, bytes);
+            }
+        }
+    } else if (vrank >= 0) {
+        // Rabenseifner: recursive halving leaves this member with its share of the elements
+        // reduced over all, recursive doubling then gathers the shares; each step moves half as
+        // much as the one before, and each element is reduced on one member only.
+        size_t lo = 0, hi = static_cast<size_t>(count);
+        size_t los[32], his[32];
+        bool kept_lower[32];
+        int steps = 0;
+        for (int mask = pof2 / 2; mask > 0; mask >>= 1, ++steps) {
+            const int vpeer = vrank ^ mask;
+            const size_t mid = lo + (hi - lo) / 2;
+            const bool lower = (vrank & mask) == 0;  // keeps [lo, mid), sends [mid, hi)
+            const size_t klo = lower ? lo : mid, khi = lower ? mid : hi, slo = lower ? mid : lo, shi = lower ? hi : mid;
+            exchange(in + klo * elem, (khi - klo) * elem, acc + slo * elem, (shi - slo) * elem, real(vpeer), c,
+                     "a reduction's halving");
+            // Only I compute these elements at this step: the order of operands cannot differ.
+            reduce_local(in + klo * elem, acc + klo * elem, static_cast<int>(khi - klo), type, op);
+            los[steps] = lo;
+            his[steps] = hi;
+            kept_lower[steps] = lower;
+            lo = klo;
+            hi = khi;
+        }
+        for (int mask = 1; mask < pof2; mask <<= 1) {
+            --steps;
+            const int vpeer = vrank ^ mask;
+            // The range of the step that split [los, his): mine is [lo, hi), the partner's the rest.
+            const size_t plo = kept_lower[steps] ? hi : los[steps], phi = kept_lower[steps] ? his[steps] : lo;
+            exchange(acc + plo * elem, (phi - plo) * elem, acc + lo * elem, (hi - lo) * elem, real(vpeer), c,
+                     "a reduction's gathering");
+            lo = los[steps];
+            hi = his[steps];
+        }
+    }
+    if (vrank >= 0 && rank < 2 * rem) {
+        send_pieces(acc, bytes, rank - 1, c, r);
+        wait_all(r, pieces(bytes), "a reduction's result");
+    } else if (vrank < 0) {
+        recv_pieces(acc, bytes, rank + 1, c, r);
+        wait_all(r, pieces(bytes), "a reduction's result");
+    }
+    work.trim();
+}
+
+void p2p_collectives::scan(MPI_Comm c, bool inclusive, MPI_Datatype type, void* dest, const void* source,
+                           size_t bytes, int count) {
+    int n = 0, rank = 0;
+    shape(c, &n, &rank);
+    const bool last = rank + 1 == n, in_place = dest == source;
+    MPI_Request r[pieces_max];
+    auto pass_on = [&](const void* upto) {  // to the next member, and wait: upto may be scratch
+        if (last) return;
+        send_pieces(upto, bytes, rank + 1, c, r);
+        wait_all(r, pieces(bytes), "a scan's send");
+    };
+    if (rank == 0) {  // the sum of members 0..0 is my source, of none zeros
+        pass_on(source);
+        if (!inclusive) std::memset(dest, 0, bytes);
+        else if (!in_place) std::memcpy(dest, source, bytes);
+        return;
+    }
+    // below: the sum of members 0..rank-1, straight into dest where that is what dest gets and
+    // source survives it.
+    char* spare = work.get(bytes);
+    char* below = !inclusive && !in_place ? static_cast<char*>(dest) : spare;
+    recv_pieces(below, bytes, rank - 1, c, r);
+    wait_all(r, pieces(bytes), "a scan's receive");
+    if (inclusive) {  // dest = below + source
+        if (!in_place) std::memcpy(dest, source, bytes);
+        reduce_local(below, dest, count, type, MPI_SUM);
+        pass_on(dest);
+    } else if (!in_place) {  // dest = below; the next member gets below + source
+        if (!last) {
+            std::memcpy(spare, source, bytes);
+            reduce_local(below, spare, count, type, MPI_SUM);
+            pass_on(spare);
+        }
+    } else {  // dest is my source: pass below + source on from it, then make it below
+        if (!last) {
+            reduce_local(below, dest, count, type, MPI_SUM);
+            pass_on(dest);
+        }
+        std::memcpy(dest, below, bytes);
+    }
+    work.trim();
+}
+
+}  // namespace ishmemi::mpi

@@ -1,0 +1,77 @@
+// Collectives of the MPI transport as point-to-point messages between the members of a team's
+// communicator (coll_p2p.cpp). Open MPI 4.1's non-blocking collectives (libnbc), the form the
+// transport can wait on while it serves requests, took 1.4-3.3 times as long as its blocking ones
+// across nodes (stop 32); a blocking collective would hold the MPI lock through its wait.
+//
+// Every call is collective over the communicator. The calls of one communicator come in the same
+// order on every member, every algorithm receives from a given member at most once per call, and
+// MPI keeps the order of one sender's messages: so one tag serves all of them. One thread at a time
+// in MPI: every MPI call here is made under the transport's lock, and every wait goes through
+// backoff, so that a member in a collective still serves the requests of other PEs.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <mutex>
+
+namespace ishmemi::mpi {
+
+class p2p_collectives {
+  public:
+    explicit p2p_collectives(std::mutex& mpi_lock) : lock_(mpi_lock) {}
+
+    // Dissemination: ceil(log2 n) rounds of empty messages.
+    void barrier(MPI_Comm c);
+    // Binomial tree from the root (buf holds the data on the root).
+    void broadcast(MPI_Comm c, void* buf, size_t bytes, int root);
+    // Every member's `bytes` (which may differ between members) into dest, in member order. Bruck's
+    // algorithm (ceil(log2 n) rounds, any n) on messages that carry each block's length before it,
+    // so that no member needs to learn the lengths first: one round trip less than the lengths'
+    // allgather + MPI_Allgatherv, for two copies (into a buffer of the blocks, then into dest).
+    // Returns the largest block (alike on every member).
+    size_t collect(MPI_Comm c, void* dest, const void* source, size_t bytes);
+    // As collect, every member with the same bytes: recursive doubling straight into dest on 2^k
+    // members, collect's algorithm on others.
+    void fcollect(MPI_Comm c, void* dest, const void* source, size_t bytes);
+    // Block i of source to member i, block j of dest from member j: every message posted at once.
+    void alltoall(MPI_Comm c, void* dest, const void* source, size_t bytes);
+    // On n that is not a power of two the first 2 * (n - 2^k) members fold in pairs first, and the
+    // folded ones get the result at the end. Recursive doubling on 2 members or up to halving_min
+    // bytes, else Rabenseifner's reduce-scatter by recursive halving and allgather by recursive
+    // doubling.
+    // Partners compute (lower member's values) op (higher member's), and every element's result
+    // is computed once or alike on both partners, so every member ends with the same bits.
+    void allreduce(MPI_Comm c, MPI_Datatype type, MPI_Op op, void* dest, const void* source, size_t bytes, int count);
+    // A chain, as Open MPI's scans (sum): member i takes the sum of members 0..i-1 from i - 1, adds its
+    // source and passes it on, so that scans in a row overlap along the chain. Messages go from
+    // and into source and dest where they can (no copy on member 0, nor into an exclusive dest).
+    void scan(MPI_Comm c, bool inclusive, MPI_Datatype type, void* dest, const void* source, size_t bytes, int count);
+
+    // Waits for n requests like every wait of the library (backoff, which serves requests).
+    void wait_all(MPI_Request* r, int n, const char* what);
+
+  private:
+    static constexpr int tag = 0x15c0;
+    // Messages of more than piece_bytes, up to pieces_max of them, go in pieces of piece_bytes:
+    // each piece then fits Open MPI's TCP eager limit (64 KiB) and needs no rendezvous round trip.
+    static constexpr size_t piece_bytes = size_t{32} << 10;
+    static constexpr int pieces_max = 4;
+    static constexpr size_t halving_min = size_t{16} << 10;
+    static int pieces(size_t bytes);
+    // As recv and send, in pieces(bytes) messages and requests (r has room for them).
+    void recv_pieces(void* buf, size_t bytes, int from, MPI_Comm c, MPI_Request* r);
+    void send_pieces(const void* buf, size_t bytes, int to, MPI_Comm c, MPI_Request* r);
+    // Sends out to peer and receives in from it, and waits for both.
+    void exchange(void* in, size_t in_bytes, const void* out, size_t out_bytes, int peer, MPI_Comm c, const char* what);
+    void recv(void* buf, size_t bytes, int from, MPI_Comm c, MPI_Request* r);
+    void send(const void* buf, size_t bytes, int to, MPI_Comm c, MPI_Request* r);
+    void reduce_local(const void* in, void* inout, int count, MPI_Datatype type, MPI_Op op);
+    template <class F> int locked(F&& f) {
+        std::lock_guard<std::mutex> in_mpi(lock_);
+        return f();
+    }
+    std::mutex& lock_;
+};
+
+}  // namespace ishmemi::mpi
