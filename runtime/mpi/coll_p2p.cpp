@@ -54,12 +54,24 @@ thread_local scratch work;
 
 }  // namespace
 
+// Polls: every poll is an MPI call, which drives MPI's progress; every serve_every-th poll also
+// serves the transport's requests (backoff::pause calls progress(), an MPI call of its own) and
+// backs off. A message is then seen within a poll or so of its arrival.
+template <class F> void poll_until(F&& done) {
+    constexpr unsigned serve_every = 4;
+    backoff b{wait_spin_limit, 0};
+    for (unsigned polls = 1; !done(); ++polls) {
+        if (polls % serve_every == 0) b.pause();
+        else cpu_relax();
+    }
+}
+
 void p2p_collectives::wait_all(MPI_Request* r, int n, const char* what) {
-    for (backoff b{wait_spin_limit, 0};; b.pause()) {  // a pause per poll: a message is seen at once
+    poll_until([&] {
         int done = 0;
         check(locked([&] { return MPI_Testall(n, r, &done, MPI_STATUSES_IGNORE); }), what);
-        if (done) return;
-    }
+        return done != 0;
+    });
 }
 
 void p2p_collectives::recv(void* buf, size_t bytes, int from, MPI_Comm c, MPI_Request* r) {
@@ -94,11 +106,7 @@ void p2p_collectives::send_pieces(const void* buf, size_t bytes, int to, MPI_Com
 
 void p2p_collectives::exchange(void* in, size_t in_bytes, const void* out, size_t out_bytes, int peer, MPI_Comm c,
                                const char* what) {
-    MPI_Request r[2 * pieces_max];
-    recv_pieces(in, in_bytes, peer, c, r);
-    const int k = pieces(in_bytes);
-    send_pieces(out, out_bytes, peer, c, r + k);
-    wait_all(r, k + pieces(out_bytes), what);
+    exchange_ring(in, in_bytes, peer, out, out_bytes, peer, c, what);
 }
 
 void p2p_collectives::reduce_local(const void* in, void* inout, int count, MPI_Datatype type, MPI_Op op) {
@@ -163,18 +171,25 @@ size_t p2p_collectives::collect(MPI_Comm c, void* dest, const void* source, size
         // the blocks if they have room (buf must not move while it is being sent), else aside.
         MPI_Message msg = MPI_MESSAGE_NULL;
         MPI_Status st;
-        for (backoff b{wait_spin_limit, 0};; b.pause()) {
+        poll_until([&] {
             int flag = 0;
             check(locked([&] { return MPI_Improbe(from, tag, c, &flag, &msg, &st); }), "MPI_Improbe", -1);
-            if (flag) break;
-        }
+            return flag != 0;
+        });
         int len = 0;
         MPI_Get_count(&st, MPI_BYTE, &len);
         const size_t at = ends.back();
         const bool fits = at + static_cast<size_t>(len) <= work.cap;
         char* into = fits ? buf + at : (spill.resize(static_cast<size_t>(len)), spill.data());
-        check(locked([&] { return MPI_Imrecv(into, len, MPI_BYTE, &msg, &r[1]); }), "MPI_Imrecv");
-        wait_all(r, 2, "a collect's exchange");
+        if (len <= 4096) {
+            // Small enough to have come whole with its envelope (Open MPI's eager limits: 4 KiB
+            // within a node, 64 KiB over TCP): taking it does not wait.
+            check(locked([&] { return MPI_Mrecv(into, len, MPI_BYTE, &msg, MPI_STATUS_IGNORE); }), "MPI_Mrecv");
+            wait_all(r, 1, "a collect's send");
+        } else {
+            check(locked([&] { return MPI_Imrecv(into, len, MPI_BYTE, &msg, &r[1]); }), "MPI_Imrecv");
+            wait_all(r, 2, "a collect's exchange");
+        }
         if (!fits) {
             buf = work.grow(at + static_cast<size_t>(len), at);
             std::memcpy(buf + at, spill.data(), static_cast<size_t>(len));
@@ -258,6 +273,11 @@ void p2p_collectives::allreduce(MPI_Comm c, MPI_Datatype type, MPI_Op op, void* 
     char* acc = static_cast<char*>(dest);
     char* in = work.get(bytes);
     if (dest != source) std::memcpy(acc, source, bytes);
+    if ((n & (n - 1)) && bytes > ring_min && static_cast<size_t>(count) >= static_cast<size_t>(n)) {
+        ring_allreduce(c, n, rank, type, op, acc, in, elem, static_cast<size_t>(count));
+        work.trim();
+        return;
+    }
     int pof2 = 1;
     while (pof2 * 2 <= n) pof2 *= 2;
     const int rem = n - pof2;
@@ -334,6 +354,38 @@ void p2p_collectives::allreduce(MPI_Comm c, MPI_Datatype type, MPI_Op op, void* 
         wait_all(r, pieces(bytes), "a reduction's result");
     }
     work.trim();
+}
+
+void p2p_collectives::ring_allreduce(MPI_Comm c, int n, int rank, MPI_Datatype type, MPI_Op op, char* acc, char* in,
+                                     size_t elem, size_t count) {
+    // Chunk j: elements [j * count / n, (j + 1) * count / n).
+    auto lo = [&](int j) { return static_cast<size_t>(j) * count / static_cast<size_t>(n); };
+    auto len = [&](int j) { return lo(j + 1) - lo(j); };
+    const int right = (rank + 1) % n, left = (rank - 1 + n) % n;
+    // Reduce-scatter: at step s, chunk (rank - s) goes right with the sum of the s + 1 members up to
+    // here in it, and chunk (rank - s - 1) comes from the left and takes my values. Each chunk's
+    // sum is made once, along the ring, so every member gets the same bits.
+    for (int s = 0; s + 1 < n; ++s) {
+        const int out = ((rank - s) % n + n) % n, into = ((rank - s - 1) % n + n) % n;
+        exchange_ring(in + lo(into) * elem, len(into) * elem, left, acc + lo(out) * elem, len(out) * elem, right, c,
+                      "a reduction's ring");
+        reduce_local(in + lo(into) * elem, acc + lo(into) * elem, static_cast<int>(len(into)), type, op);
+    }
+    // Allgather: chunk (rank + 1) is complete here; pass the complete chunks round.
+    for (int s = 0; s + 1 < n; ++s) {
+        const int out = ((rank + 1 - s) % n + n) % n, into = ((rank - s) % n + n) % n;
+        exchange_ring(acc + lo(into) * elem, len(into) * elem, left, acc + lo(out) * elem, len(out) * elem, right, c,
+                      "a reduction's ring");
+    }
+}
+
+void p2p_collectives::exchange_ring(void* in, size_t in_bytes, int from, const void* out, size_t out_bytes, int to,
+                                    MPI_Comm c, const char* what) {
+    MPI_Request r[2 * pieces_max];
+    recv_pieces(in, in_bytes, from, c, r);
+    const int k = pieces(in_bytes);
+    send_pieces(out, out_bytes, to, c, r + k);
+    wait_all(r, k + pieces(out_bytes), what);
 }
 
 void p2p_collectives::scan(MPI_Comm c, bool inclusive, MPI_Datatype type, void* dest, const void* source,

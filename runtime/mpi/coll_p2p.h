@@ -39,7 +39,7 @@ class p2p_collectives {
     // On n that is not a power of two the first 2 * (n - 2^k) members fold in pairs first, and the
     // folded ones get the result at the end. Recursive doubling on 2 members or up to halving_min
     // bytes, else Rabenseifner's reduce-scatter by recursive halving and allgather by recursive
-    // doubling.
+    // doubling; above ring_min on n that is not a power of two, a ring (ring_allreduce).
     // Partners compute (lower member's values) op (higher member's), and every element's result
     // is computed once or alike on both partners, so every member ends with the same bits.
     void allreduce(MPI_Comm c, MPI_Datatype type, MPI_Op op, void* dest, const void* source, size_t bytes, int count);
@@ -57,11 +57,19 @@ class p2p_collectives {
     // each piece then fits Open MPI's TCP eager limit (64 KiB) and needs no rendezvous round trip.
     static constexpr size_t piece_bytes = size_t{32} << 10;
     static constexpr int pieces_max = 4;
-    static constexpr size_t halving_min = size_t{16} << 10;
+    static constexpr size_t halving_min = size_t{16} << 10, ring_min = size_t{64} << 10;
     static int pieces(size_t bytes);
     // As recv and send, in pieces(bytes) messages and requests (r has room for them).
     void recv_pieces(void* buf, size_t bytes, int from, MPI_Comm c, MPI_Request* r);
     void send_pieces(const void* buf, size_t bytes, int to, MPI_Comm c, MPI_Request* r);
+    // Reduction over n members that are not a power of two, of more than ring_min bytes: a ring
+    // reduce-scatter and allgather (every member sends 2 (n - 1) / n of the data, in n - 1 steps
+    // each way), instead of the pairs' fold, whose three full transfers follow one another.
+    void ring_allreduce(MPI_Comm c, int n, int rank, MPI_Datatype type, MPI_Op op, char* acc, char* in, size_t elem,
+                        size_t count);
+    // Receives in from `from`, sends out to `to`, and waits for both.
+    void exchange_ring(void* in, size_t in_bytes, int from, const void* out, size_t out_bytes, int to, MPI_Comm c,
+                       const char* what);
     // Sends out to peer and receives in from it, and waits for both.
     void exchange(void* in, size_t in_bytes, const void* out, size_t out_bytes, int peer, MPI_Comm c, const char* what);
     void recv(void* buf, size_t bytes, int from, MPI_Comm c, MPI_Request* r);

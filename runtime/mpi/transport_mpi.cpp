@@ -578,8 +578,12 @@ class mpi_transport final : public transport {
     // Up to these sizes (a member's bytes; alltoall: a block) the collectives are point-to-point
     // messages (coll_p2p.h: Open MPI 4.1's non-blocking collectives were slower than its blocking
     // ones), and barriers always. Larger ones are MPI's non-blocking collectives.
+    // (ISHMEMI_P2P_ALLREDUCE_MAX: a build-time override, for measuring the reductions' two paths.)
+#ifndef ISHMEMI_P2P_ALLREDUCE_MAX
+#define ISHMEMI_P2P_ALLREDUCE_MAX (size_t{1} << 30)
+#endif
     static constexpr size_t p2p_coll_max = 8192, p2p_bcast_max = size_t{64} << 10,
-                            p2p_alltoall_max = size_t{64} << 10, p2p_allreduce_max = size_t{256} << 10,
+                            p2p_alltoall_max = size_t{64} << 10, p2p_allreduce_max = ISHMEMI_P2P_ALLREDUCE_MAX,
                             p2p_collect_max = size_t{64} << 10, p2p_scan_max = size_t{1} << 30;
 
     // Starts a non-blocking collective (start(&request), one MPI call) under the lock and waits
