@@ -415,8 +415,8 @@ class mpi_transport final : public transport {
         MPI_Comm c = comm(team);
         const int count = as_count(nelems, "a reduction");
         const size_t bytes = nelems * elem_size(type);
-        if (scan != 0 && bytes <= p2p_scan_max) return p2p_.scan(c, scan == 1, mpi_type(type), dest, source, bytes, count);
-        if (scan == 0 && bytes <= p2p_allreduce_max) return p2p_.allreduce(c, mpi_type(type), mpi_op(op), dest, source, bytes, count);
+        if (scan != 0 && bytes <= p2p_reduce_max) return p2p_.scan(c, scan == 1, mpi_type(type), dest, source, bytes, count);
+        if (scan == 0 && bytes <= p2p_reduce_max) return p2p_.allreduce(c, mpi_type(type), mpi_op(op), dest, source, bytes, count);
         const void* in = source == dest ? MPI_IN_PLACE : source;
         if (scan == 0)
             return run_collective("MPI_Iallreduce", [&](MPI_Request* r) {
@@ -578,13 +578,10 @@ class mpi_transport final : public transport {
     // Up to these sizes (a member's bytes; alltoall: a block) the collectives are point-to-point
     // messages (coll_p2p.h: Open MPI 4.1's non-blocking collectives were slower than its blocking
     // ones), and barriers always. Larger ones are MPI's non-blocking collectives.
-    // (ISHMEMI_P2P_ALLREDUCE_MAX: a build-time override, for measuring the reductions' two paths.)
-#ifndef ISHMEMI_P2P_ALLREDUCE_MAX
-#define ISHMEMI_P2P_ALLREDUCE_MAX (size_t{1} << 30)
-#endif
+    // Reductions and scans are our own up to p2p_reduce_max (their messages stay in MPI's counts).
     static constexpr size_t p2p_coll_max = 8192, p2p_bcast_max = size_t{64} << 10,
-                            p2p_alltoall_max = size_t{64} << 10, p2p_allreduce_max = ISHMEMI_P2P_ALLREDUCE_MAX,
-                            p2p_collect_max = size_t{64} << 10, p2p_scan_max = size_t{1} << 30;
+                            p2p_alltoall_max = size_t{64} << 10, p2p_collect_max = size_t{64} << 10,
+                            p2p_reduce_max = size_t{1} << 30;
 
     // Starts a non-blocking collective (start(&request), one MPI call) under the lock and waits
     // for it like every wait of the library.

@@ -44,10 +44,12 @@ inline T remote_rmw(rmw_op op, T* dest, int pe, T value = T{}, T cond = T{}) {
 // The same non-fetching operation on dest of PE pe of another node: sent, completed by quiet.
 template <typename T>
 inline void remote_post(rmw_op op, T* dest, int pe, T value) {
-    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomics done by another agent take 4- or 8-byte words");
-    uint64_t v = 0;
-    memcpy(&v, &value, sizeof(T));
-    remote->amo_post(op, dest, unsigned(sizeof(T)), v, pe);
+    rmw_bits(
+        [=](rmw_op o, unsigned size, uint64_t v, uint64_t) {
+            remote->amo_post(o, dest, size, v, pe);
+            return uint64_t{0};
+        },
+        op, value, T{});
 }
 
 }  // namespace ishmemi
@@ -55,20 +57,23 @@ inline void remote_post(rmw_op op, T* dest, int pe, T value) {
 namespace ishmemi::impl {
 
 // op on dest of pe: by the GPU on a GPU heap, by pe's node when pe is remote, else cpu(atomic_ref)
-// on this PE's mapping of it.
-template <typename T, class Cpu>
+// on this PE's mapping of it. Not Fetching: to a PE of another node it is sent and not awaited
+// (quiet, fence and gets complete it: the memory-ordering rules of non-fetching atomics), and the
+// result is T{}.
+template <bool Fetching = true, typename T, class Cpu>
 inline T amo(rmw_op op, T* dest, int pe, T value, T cond, Cpu&& cpu) {
     if (heap_on_gpu()) return gpu_rmw(op, translate(dest, pe), value, cond);
-    if (__builtin_expect(is_remote(pe), 0)) return remote_rmw(op, dest, pe, value, cond);
+    if (__builtin_expect(is_remote(pe), 0)) {
+        if constexpr (Fetching) return remote_rmw(op, dest, pe, value, cond);
+        remote_post(op, dest, pe, value);
+        return T{};
+    }
     return cpu(std::atomic_ref<T>(*translate(dest, pe)));
 }
 
-// A non-fetching op: as amo, but to a PE of another node it is sent and not awaited (quiet, fence
-// and flush complete it: the memory-ordering rules of non-fetching atomics).
 template <typename T, class Cpu>
 inline void amo_nofetch(rmw_op op, T* dest, int pe, T value, Cpu&& cpu) {
-    if (__builtin_expect(is_remote(pe), 0) && !heap_on_gpu()) return remote_post(op, dest, pe, value);
-    amo(op, dest, pe, value, T{}, cpu);
+    amo<false>(op, dest, pe, value, T{}, cpu);
 }
 
 template <typename T>
@@ -106,7 +111,6 @@ template <typename T>
 inline T atomic_fetch_inc(T* dest, int pe) {
     return atomic_fetch_add(dest, T(1), pe);
 }
-
 
 template <typename T>
 inline void atomic_add(T* dest, T value, int pe) {
