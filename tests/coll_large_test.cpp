@@ -191,11 +191,17 @@ TEST(CollLarge, MidSizeReductionsSameBitsOnEveryMember) {
     }
 }
 
-// A collect whose blocks differ by orders of magnitude, the first PE's empty, an odd PE's 1.2 MB:
-// over several nodes each member sizes its buffer by its own block and must take larger ones as
-// they come. World and strided team; every element and the bytes past the end checked.
+// A collect whose blocks differ by orders of magnitude, the first PE's empty, an odd PE's 1.2 MB,
+// then small ones again: over several nodes each member sizes its buffer by its own block and must
+// take larger ones as they come, and the path that the last call's sizes chose (two levels or flat,
+// messages or MPI's) must be the same on every member. World and strided team; every element and
+// the bytes past the end checked.
 TEST(CollLarge, CollectOfVeryUnequalBlocks) {
-    auto count = [](int k) -> std::size_t { return k == 0 ? 0 : k % 2 ? 150000 + 1000 * k : 3; };
+    int round = 0;
+    auto count = [&round](int k) -> std::size_t {
+        if (round >= 2) return k % 3 == 1 ? 40 + k : 1;
+        return k == 0 ? 0 : k % 2 ? 150000 + 1000 * k : 3;
+    };
     const int me_world = ishmem_my_pe(), npes = ishmem_n_pes();
     std::size_t total_max = 0, each_max = 1;
     for (int k = 0; k < npes; ++k) {
@@ -207,7 +213,7 @@ TEST(CollLarge, CollectOfVeryUnequalBlocks) {
     constexpr int64_t untouched = -5;
     for (ishmem_team_t team : {ISHMEM_TEAM_WORLD, strided_test_team()}) {
         const int me = ishmem_team_my_pe(team), n = ishmem_team_n_pes(team);
-        for (int round = 0; round < 2; ++round) {
+        for (round = 0; round < 4; ++round) {
             for (std::size_t i = 0; i < total_max + 8; ++i) dst[i] = untouched;
             if (me >= 0)
                 for (std::size_t i = 0; i < count(me); ++i) src[i] = static_cast<int64_t>(me_world) * 1000003 + static_cast<int64_t>(i) + round;
@@ -255,6 +261,61 @@ TEST(CollLarge, BigCopiesInWorkGroups) {
             if (dst[pe * bytes + i] != static_cast<unsigned char>(i * 31 + pe * 7)) ++bad;
     EXPECT_EQ(bad, 0u) << "fcollectmem of 1 MiB per PE";
     ishmem_barrier_all();
+}
+
+// Broadcasts of sizes that are no multiple of any piece or page, from every root, and one of over
+// 5 MB (across nodes a chain of pieces, more of them than the members keep in flight), on the
+// world and the strided team; fcollects around the size where two levels give way to one.
+TEST(CollLarge, BroadcastsAndFcollectsOfOddSizes) {
+    constexpr std::size_t huge = (std::size_t{5} << 20) + 3;
+    const int me_world = ishmem_my_pe(), npes = ishmem_n_pes();
+    sym_array<unsigned char> src(huge), dst(huge);
+    ASSERT_TRUE(src && dst);
+    auto byte_of = [](int pe, std::size_t i, std::size_t bytes) {
+        return static_cast<unsigned char>(i * 13 + static_cast<std::size_t>(pe) * 101 + bytes);
+    };
+    for (ishmem_team_t team : {ISHMEM_TEAM_WORLD, strided_test_team()}) {
+        const int me = ishmem_team_my_pe(team), n = ishmem_team_n_pes(team);
+        for (std::size_t bytes : {std::size_t{65537}, std::size_t{200001}, huge}) {
+            for (int root = 0; root < npes; ++root) {  // as many barriers on non-members (n -1 there)
+                const bool runs = me >= 0 && root < n && (bytes != huge || root == n - 1);
+                for (std::size_t i = 0; i < bytes; ++i) src[i] = byte_of(me_world, i, bytes);
+                std::memset(dst.get(), 0xee, huge);
+                ishmem_barrier_all();
+                if (runs) {
+                    EXPECT_EQ(ishmem_broadcastmem(team, dst.get(), src.get(), bytes, root), 0);
+                    const int from = ishmem_team_translate_pe(team, root, ISHMEM_TEAM_WORLD);
+                    std::size_t bad = 0, first = 0;
+                    for (std::size_t i = 0; i < bytes; ++i)
+                        if (dst[i] != byte_of(from, i, bytes) && bad++ == 0) first = i;
+                    for (std::size_t i = bytes; i < huge; ++i)
+                        if (dst[i] != 0xee && bad++ == 0) first = i;
+                    EXPECT_EQ(bad, 0u) << "broadcastmem of " << bytes << " bytes from team PE " << root << " over a team of "
+                                       << n << ": first bad byte " << first;
+                }
+                ishmem_barrier_all();
+            }
+        }
+        // Per member: the largest total on two levels, and just over it (one level).
+        for (std::size_t total : {std::size_t{1} << 20, (std::size_t{1} << 20) + 4096}) {
+            if (me < 0) {
+                ishmem_barrier_all();
+                continue;
+            }
+            const std::size_t bytes = total / static_cast<std::size_t>(n);
+            for (std::size_t i = 0; i < bytes; ++i) src[i] = byte_of(me_world, i, bytes);
+            ishmem_barrier_all();
+            EXPECT_EQ(ishmem_fcollectmem(team, dst.get(), src.get(), bytes), 0);
+            std::size_t bad = 0;
+            for (int j = 0; j < n; ++j) {
+                const int pe = ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD);
+                for (std::size_t i = 0; i < bytes; ++i)
+                    if (dst[static_cast<std::size_t>(j) * bytes + i] != byte_of(pe, i, bytes)) ++bad;
+            }
+            EXPECT_EQ(bad, 0u) << "fcollectmem of " << bytes << " bytes per member over a team of " << n;
+        }
+        ishmem_barrier_all();
+    }
 }
 
 }  // namespace

@@ -148,9 +148,46 @@ void p2p_collectives::broadcast(MPI_Comm c, void* buf, size_t bytes, int root) {
     wait_all(r, sends, "a broadcast's sends");
 }
 
-size_t p2p_collectives::collect(MPI_Comm c, void* dest, const void* source, size_t bytes) {
+p2p_collectives::collected p2p_collectives::collect_pair(MPI_Comm c, int rank, void* dest, const void* source,
+                                                          size_t bytes) {
+    const int peer = 1 - rank;
+    char* d = static_cast<char*>(dest);
+    const char* mine = static_cast<const char*>(source);
+    MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    send(mine, bytes, peer, c, &r[0]);
+    MPI_Message msg = MPI_MESSAGE_NULL;
+    MPI_Status st;
+    poll_until([&] {
+        int flag = 0;
+        check(locked([&] { return MPI_Improbe(peer, tag, c, &flag, &msg, &st); }), "MPI_Improbe", -1);
+        return flag != 0;
+    });
+    int len = 0;
+    MPI_Get_count(&st, MPI_BYTE, &len);
+    const size_t theirs = static_cast<size_t>(len);
+    // Member 0's block, then member 1's. The peer's goes straight to its place unless that place
+    // holds part of my source, which is being sent: then aside, and in place after mine.
+    char* place = rank == 0 ? d + bytes : d;
+    char* own = rank == 0 ? d : d + theirs;
+    const bool meets = bytes && theirs && mine < place + theirs && place < mine + bytes;
+    char* into = meets ? work.get(theirs) : place;
+    if (len <= 4096) {  // has come whole (see collect)
+        check(locked([&] { return MPI_Mrecv(into, len, MPI_BYTE, &msg, MPI_STATUS_IGNORE); }), "MPI_Mrecv");
+        wait_all(r, 1, "a collect's send");
+    } else {
+        check(locked([&] { return MPI_Imrecv(into, len, MPI_BYTE, &msg, &r[1]); }), "MPI_Imrecv");
+        wait_all(r, 2, "a collect's exchange");
+    }
+    if (bytes && own != mine) std::memmove(own, mine, bytes);
+    if (meets) std::memcpy(place, into, theirs);
+    work.trim();
+    return {std::max(bytes, theirs), bytes + theirs};
+}
+
+p2p_collectives::collected p2p_collectives::collect(MPI_Comm c, void* dest, const void* source, size_t bytes) {
     int n = 0, rank = 0;
     shape(c, &n, &rank);
+    if (n == 2) return collect_pair(c, rank, dest, source, bytes);
     // buf: the blocks of members rank, rank + 1, ... (mod n) in that order, each as its length (8
     // bytes) and its data; ends[j]: where block j ends. Sending the first k blocks is sending a
     // prefix of buf; the k blocks received are the next ones, appended.
@@ -224,7 +261,7 @@ size_t p2p_collectives::collect(MPI_Comm c, void* dest, const void* source, size
             std::memcpy(static_cast<char*>(dest) + start[static_cast<size_t>(m)], buf + begin, length[static_cast<size_t>(m)]);
     }
     work.trim();
-    return largest;
+    return {largest, at};
 }
 
 void p2p_collectives::fcollect(MPI_Comm c, void* dest, const void* source, size_t bytes) {

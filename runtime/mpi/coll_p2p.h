@@ -29,8 +29,12 @@ class p2p_collectives {
     // algorithm (ceil(log2 n) rounds, any n) on messages that carry each block's length before it,
     // so that no member needs to learn the lengths first: one round trip less than the lengths'
     // allgather + MPI_Allgatherv, for two copies (into a buffer of the blocks, then into dest).
-    // Returns the largest block (alike on every member).
-    size_t collect(MPI_Comm c, void* dest, const void* source, size_t bytes);
+    // Returns the largest block and the total (alike on every member). On two members each block
+    // goes straight from source into the other's dest, its length that of the message.
+    struct collected {
+        size_t largest, total;
+    };
+    collected collect(MPI_Comm c, void* dest, const void* source, size_t bytes);
     // As collect, every member with the same bytes: recursive doubling straight into dest on 2^k
     // members, collect's algorithm on others.
     void fcollect(MPI_Comm c, void* dest, const void* source, size_t bytes);
@@ -59,6 +63,7 @@ class p2p_collectives {
     static constexpr int pieces_max = 4;
     static constexpr size_t halving_min = size_t{16} << 10, ring_min = size_t{64} << 10;
     static int pieces(size_t bytes);
+    collected collect_pair(MPI_Comm c, int rank, void* dest, const void* source, size_t bytes);
     // As recv and send, in pieces(bytes) messages and requests (r has room for them).
     void recv_pieces(void* buf, size_t bytes, int from, MPI_Comm c, MPI_Request* r);
     void send_pieces(const void* buf, size_t bytes, int to, MPI_Comm c, MPI_Request* r);

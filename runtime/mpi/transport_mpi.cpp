@@ -348,7 +348,7 @@ class mpi_transport final : public transport {
         if (comms_[slot] != MPI_COMM_NULL && slot != ISHMEM_TEAM_WORLD) locked([&] { return MPI_Comm_free(&comms_[slot]); });
     }
 
-    void collective(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) override {
+    size_t collective(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) override {
         MPI_Comm c = comm(team);
         int n = 0, rank = 0;
         MPI_Comm_size(c, &n);
@@ -366,27 +366,33 @@ class mpi_transport final : public transport {
         }
         switch (kind) {
             case coll_alltoall:
-                if (bytes <= p2p_alltoall_max) return p2p_.alltoall(c, dest, source, bytes);
-                return run_collective("MPI_Ialltoall", [&](MPI_Request* r) {
-                    return MPI_Ialltoall(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, r);
-                });
+                if (bytes <= p2p_alltoall_max) p2p_.alltoall(c, dest, source, bytes);
+                else
+                    run_collective("MPI_Ialltoall", [&](MPI_Request* r) {
+                        return MPI_Ialltoall(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, r);
+                    });
+                return dest_bytes;
             case coll_fcollect:
-                if (bytes <= p2p_coll_max) return p2p_.fcollect(c, dest, source, bytes);
-                return run_collective("MPI_Iallgather", [&](MPI_Request* r) {
-                    return MPI_Iallgather(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, r);
-                });
+                if (bytes <= p2p_coll_max) p2p_.fcollect(c, dest, source, bytes);
+                else
+                    run_collective("MPI_Iallgather", [&](MPI_Request* r) {
+                        return MPI_Iallgather(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, r);
+                    });
+                return dest_bytes;
             case coll_broadcast:
                 if (rank == root && dest != source) memmove(dest, source, bytes);
-                if (bytes <= p2p_bcast_max) return p2p_.broadcast(c, dest, bytes, root);
-                return run_collective("MPI_Ibcast", [&](MPI_Request* r) { return MPI_Ibcast(dest, count, MPI_BYTE, root, c, r); });
+                if (bytes <= p2p_bcast_max) p2p_.broadcast(c, dest, bytes, root);
+                else run_collective("MPI_Ibcast", [&](MPI_Request* r) { return MPI_Ibcast(dest, count, MPI_BYTE, root, c, r); });
+                return bytes;
             case coll_collect: {
                 // The path follows the largest block of the team's last collect, which every member
                 // knows alike: Bruck's messages, or for large blocks (where its copies cost more
                 // than a round trip) the lengths first and MPI_Iallgatherv straight into dest.
                 size_t& largest = collect_largest_[static_cast<size_t>(team)];
                 if (largest <= p2p_collect_max) {
-                    largest = p2p_.collect(c, dest, source, bytes);
-                    return;
+                    const mpi::p2p_collectives::collected got = p2p_.collect(c, dest, source, bytes);
+                    largest = got.largest;
+                    return got.total;
                 }
                 std::vector<uint64_t> lengths(static_cast<size_t>(n));
                 const uint64_t mine = bytes;
@@ -404,11 +410,42 @@ class mpi_transport final : public transport {
                     copy.assign(static_cast<const char*>(source), static_cast<const char*>(source) + bytes);
                     source = copy.data();
                 }
-                return run_collective("MPI_Iallgatherv", [&](MPI_Request* r) {
+                run_collective("MPI_Iallgatherv", [&](MPI_Request* r) {
                     return MPI_Iallgatherv(source, count, MPI_BYTE, dest, counts.data(), displs.data(), MPI_BYTE, c, r);
                 });
+                return at;
             }
         }
+        return 0;
+    }
+
+    void collect_known(int team, void* dest, const void* source, const size_t* bytes_of) override {
+        MPI_Comm c = comm(team);
+        int n = 0, rank = 0;
+        MPI_Comm_size(c, &n);
+        MPI_Comm_rank(c, &rank);
+        std::vector<int> counts(static_cast<size_t>(n)), displs(static_cast<size_t>(n));
+        size_t at = 0, largest = 0;
+        for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
+            displs[i] = as_count(at, "a collect");
+            counts[i] = as_count(bytes_of[i], "a collect");
+            at += bytes_of[i];
+            largest = std::max(largest, bytes_of[i]);
+        }
+        const size_t bytes = bytes_of[rank];
+        if (largest <= p2p_collect_max) {  // the lengths come with the blocks anyway
+            p2p_.collect(c, dest, source, bytes);
+            return;
+        }
+        std::vector<char> copy;
+        if (overlaps(dest, at, source, bytes)) {
+            copy.assign(static_cast<const char*>(source), static_cast<const char*>(source) + bytes);
+            source = copy.data();
+        }
+        run_collective("MPI_Iallgatherv", [&](MPI_Request* r) {
+            return MPI_Iallgatherv(source, counts[static_cast<size_t>(rank)], MPI_BYTE, dest, counts.data(),
+                                   displs.data(), MPI_BYTE, c, r);
+        });
     }
 
     void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source, size_t nelems) override {

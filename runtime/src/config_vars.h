@@ -106,8 +106,9 @@ inline constexpr config_var config_vars[] = {
      "consecutive PEs a node) or cyclic:N (N nodes, PE p on node p mod N). All but hostname test the "
      "multi-node paths on one machine; they need the MPI runtime."},
     {"ISHMEM_HIERARCHICAL", "1",
-     "Multi-node jobs: 1 runs barriers, reductions, broadcasts and fcollects of a team with several PEs on "
-     "some node in two levels (shared memory within each node, the transport between one PE of each node); "
+     "Multi-node jobs: 1 runs barriers, reductions, broadcasts and (where it pays) collects and fcollects of a "
+     "team with several PEs on some node in two levels (shared memory within each node, the transport between "
+     "one PE of each node); "
      "0 runs them over the transport among all members."},
     {"ISHMEM_MPI_PROGRESS_SLEEP_US", "1000",
      "Multi-node jobs: the longest sleep, in microseconds, of the progress thread that serves other nodes' "

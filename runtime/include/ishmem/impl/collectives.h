@@ -261,6 +261,7 @@ template <int Op, class T>
 void reduce_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const char* routine);
 template <class T> void broadcast_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems, int root);
 template <class T> void fcollect_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems);
+template <class T> void collect_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems);
 
 // Where another agent runs the whole collective, the group's leader asks it: on a heap in GPU memory
 // a GPU kernel (gpu::collective, gpu::reduction, which use the same flags as calls from device
@@ -419,7 +420,8 @@ template <class T, class W> int fcollect(const W& w, ishmem_team_t team, T* dest
 // there and acknowledge, and the member waits for them before it returns. A reader places each
 // block once the counts before it have arrived. One hand-over per message for small blocks, as in
 // fcollect, instead of ready flags, copies and acknowledgements.
-template <class T, class W> void collect_eager(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+template <class T, class W>
+void collect_eager(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems, size_t* total) {
     team_t& t = teams[team];
     const size_t mine = nelems * sizeof(T);
     leader(w, [&] {
@@ -439,6 +441,7 @@ template <class T, class W> void collect_eager(const W& w, ishmem_team_t team, T
         copy(w, reinterpret_cast<char*>(dest) + offset, from, bytes);
         offset += bytes;
     }
+    if (total) *total = offset / sizeof(T);
     w.sync();
     leader(w, [&] {
         for (int j = 0; j < t.size; ++j)
@@ -450,15 +453,17 @@ template <class T, class W> void collect_eager(const W& w, ishmem_team_t team, T
 }
 
 // Counts differ per PE: on teams with inboxes they come with the data (collect_eager); on others each
-// publishes its own in the team's slot with its ready flag.
-template <class T, class W> int collect(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+// publishes its own in the team's slot with its ready flag. total (where given): the elements
+// collected, on a team within one node.
+template <class T, class W>
+int collect(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems, size_t* total = nullptr) {
     watched_call wc(w, team, "ishmem_collect", -1, nelems, sizeof(T), type_name<T>(), true);
     if (heap_on_gpu())
         return by_leader(w, [&] { gpu::collective(gpu::coll_collect, team, dest, source, nelems * sizeof(T), -1, nullptr); });
     if (teams[team].spans_nodes)
-        return by_leader(w, [&] { remote->collective(coll_collect, team, dest, source, nelems * sizeof(T), -1); });
+        return by_leader(w, [&] { collect_over_nodes(team, dest, source, nelems); });
     if (eager::usable(team, 0)) {
-        collect_eager(w, team, dest, source, nelems);
+        collect_eager(w, team, dest, source, nelems, total);
         return 0;
     }
     exchange ex(w, team, "ishmem_collect");
@@ -473,6 +478,7 @@ template <class T, class W> int collect(const W& w, ishmem_team_t team, T* dest,
         copy(w, dest + offset, translate(source, pe), n * sizeof(T));
         offset += n;
     }
+    if (total) *total = offset;
     w.sync();
     leader(w, [&] { ex.ack_all_and_wait(); });  // also: nobody republishes its count before all have read it
     return 0;
@@ -648,7 +654,10 @@ void reduce_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nred
 // The root's node first, then the leaders from the root's leader, then the other nodes.
 template <class T> void broadcast_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems, int root) {
     const node_groups& g = team_nodes[static_cast<size_t>(team)];
-    if (g.part < 0) return remote->collective(coll_broadcast, team, dest, source, nelems * sizeof(T), root);
+    if (g.part < 0) {
+        remote->collective(coll_broadcast, team, dest, source, nelems * sizeof(T), root);
+        return;
+    }
     const int root_group = g.group_of[static_cast<size_t>(root)];
     if (g.my_group == root_group) broadcast(alone{}, g.part, dest, source, nelems, g.index_in_group(root));
     if (teams[g.part].my_index == 0)
@@ -656,19 +665,103 @@ template <class T> void broadcast_over_nodes(ishmem_team_t team, T* dest, const 
     if (g.my_group != root_group) broadcast(alone{}, g.part, dest, dest, nelems, 0);
 }
 
+// Whether a collect or fcollect of `total` bytes in all over a team with node groups g runs on two
+// levels (each node's blocks to its leader, the leaders' exchange, each leader's hand-on of dest
+// in its node). The transport's exchange takes ceil(log2) rounds of its members, so the two levels
+// save rounds only where there are fewer leaders by that measure (2 x 2 PEs: 1 round, not 2;
+// 1 + 2 + 1: 2 either way, and the node's steps cost more, stop 35); from collect_levels_min
+// bytes sending each node's blocks once pays for them anyway. Above collect_levels_max flat: the
+// hand-on copies the whole dest after the exchange, where MPI delivers each member's data
+// straight (between namespaces on one host, where the network is a copy too, it cost more).
+inline constexpr size_t collect_levels_min = size_t{128} << 10, collect_levels_max = size_t{1} << 20;
+inline int rounds_of(size_t members) {
+    int r = 0;
+    while ((size_t{1} << r) < members) ++r;
+    return r;
+}
+inline bool collect_on_levels(const node_groups& g, int members, size_t total) {
+    if (g.part < 0 || !g.contiguous || total > collect_levels_max) return false;
+    return rounds_of(g.count.size()) < rounds_of(static_cast<size_t>(members)) || total >= collect_levels_min;
+}
+
 // Where every group is a run of consecutive members, whose blocks are then one run of dest: each
-// node gathers its run, the leaders exchange the runs, each leader hands the whole dest on.
+// node gathers its run, the leaders exchange the runs (whose lengths all know), each leader hands
+// the whole dest on.
 template <class T> void fcollect_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
     const node_groups& g = team_nodes[static_cast<size_t>(team)];
-    if (g.part < 0 || !g.contiguous)
-        return remote->collective(coll_fcollect, team, dest, source, nelems * sizeof(T), -1);
+    const size_t n = static_cast<size_t>(teams[team].size), bytes = nelems * sizeof(T);
+    if (!collect_on_levels(g, teams[team].size, n * bytes)) {
+        remote->collective(coll_fcollect, team, dest, source, bytes, -1);
+        return;
+    }
     const size_t k = static_cast<size_t>(g.my_group);
     T* run = dest + static_cast<size_t>(g.first[k]) * nelems;
     fcollect(alone{}, g.part, run, source, nelems);
-    const size_t run_bytes = static_cast<size_t>(g.count[k]) * nelems * sizeof(T);
-    if (teams[g.part].my_index == 0)
-        remote->collective(g.uniform ? coll_fcollect : coll_collect, g.part, dest, run, run_bytes, -1);
-    broadcast(alone{}, g.part, dest, dest, nelems * static_cast<size_t>(teams[team].size), 0);
+    if (teams[g.part].my_index == 0) {
+        if (g.uniform) {
+            remote->collective(coll_fcollect, g.part, dest, run, static_cast<size_t>(g.count[k]) * bytes, -1);
+        } else {
+            std::vector<size_t> runs(g.count.size());
+            for (size_t i = 0; i < runs.size(); ++i) runs[i] = static_cast<size_t>(g.count[i]) * bytes;
+            remote->collect_known(g.part, dest, run, runs.data());
+        }
+    }
+    broadcast(alone{}, g.part, dest, dest, nelems * n, 0);
+}
+
+// The leader of a node group (member 0 of team part) hands its `bytes` of dest on to the others,
+// who cannot know how many there are: one eager message that carries the length, and the data
+// when it fits an inbox; a larger dest the others copy from the leader's, which waits for them.
+// Returns the length, on every member.
+inline size_t hand_on_from_leader(ishmem_team_t part, void* dest, size_t bytes, const char* routine) {
+    team_t& t = teams[part];
+    const int leader_pe = t.world_pe(0);
+    if (!eager::usable(part, 0)) {  // no inboxes: the length in the leader's slot, with its ready flag
+        exchange ex(alone{}, part, routine);
+        if (t.my_index == 0) {
+            __atomic_store_n(&team_slot_of(state.my_pe, part)->published, bytes, __ATOMIC_RELAXED);
+            ex.publish();
+            ex.wait_acks(t.size - 1);
+            return bytes;
+        }
+        ex.wait_ready(0);
+        bytes = __atomic_load_n(&team_slot_of(leader_pe, part)->published, __ATOMIC_RELAXED);
+        std::memcpy(dest, translate(dest, leader_pe), bytes);
+        ex.ack(0);
+        return bytes;
+    }
+    eager ea(part, routine);
+    if (t.my_index == 0) {
+        ea.send_to_others(dest, bytes);
+        ea.finish();
+        if (bytes > eager_bytes) wait_reads_done(t, part, t.size - 1, routine);
+        return bytes;
+    }
+    const eager_box* box = ea.receive_box(0);
+    bytes = box->bytes;
+    std::memcpy(dest, bytes <= eager_bytes ? static_cast<const void*>(box->payload(bytes)) : translate(dest, leader_pe), bytes);
+    if (bytes > eager_bytes) read_done(part, leader_pe);
+    ea.finish();
+    return bytes;
+}
+
+// Where every group is a run of consecutive members: each node collects its members' blocks at the
+// front of dest, the leaders collect the runs into dest (the transport copies its source first),
+// and each leader hands dest on in its node: the leaders' rounds instead of all members', each
+// node's blocks sent once. Where collect_on_levels says so for the total of the team's last
+// collect (which every member knows alike; their counts in this one may differ).
+template <class T> void collect_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+    const node_groups& g = team_nodes[static_cast<size_t>(team)];
+    team_t& t = teams[team];
+    if (!collect_on_levels(g, t.size, t.collect_total)) {
+        t.collect_total = remote->collective(coll_collect, team, dest, source, nelems * sizeof(T), -1);
+        return;
+    }
+    size_t run = 0;
+    collect(alone{}, g.part, dest, source, nelems, &run);
+    size_t total = 0;
+    if (teams[g.part].my_index == 0) total = remote->collective(coll_collect, g.part, dest, dest, run * sizeof(T), -1);
+    t.collect_total = hand_on_from_leader(g.part, dest, total, "ishmem_collect");
 }
 
 }  // namespace coll

@@ -27,6 +27,7 @@ struct team_t {
     uint64_t eager_ops;       // eager collectives (small messages through inboxes) on the team
     uint64_t agreed_calls;    // collectives checked by agree_on_call on the team (ISHMEM_CHECK=full)
     bool spans_nodes = false; // some member is on another node: barriers and collectives go through the transport
+    size_t collect_total = 0; // bytes of the last collect on a team that spans nodes (alike on every member)
     // Eager collectives: the last eager_done seen of each member (index), so that a sender reads a
     // reader's word only when the reader may be eager_depth operations behind, not on every send.
     uint64_t eager_done_seen[eager_members] = {};

@@ -60,7 +60,11 @@ struct transport {
     virtual void team_destroy(int slot) = 0;
     // Collectives over a team with members on several nodes (same arguments as gpu::collective,
     // gpu::reduction; the caller has checked them). barrier: quiet first when `complete` is set.
-    virtual void collective(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) = 0;
+    // collective returns the bytes it wrote into dest, alike on every member (a collect's total).
+    virtual size_t collective(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) = 0;
+    // A collect whose blocks' lengths every member knows (bytes_of[i]: member i's), which it need
+    // not exchange first; source may lie in dest.
+    virtual void collect_known(int team, void* dest, const void* source, const size_t* bytes_of) = 0;
     virtual void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source,
                            size_t nelems) = 0;
     virtual void barrier(int team, bool complete) = 0;
