@@ -204,9 +204,13 @@ TEST(CollLarge, CollectOfVeryUnequalBlocks) {
     };
     const int me_world = ishmem_my_pe(), npes = ishmem_n_pes();
     std::size_t total_max = 0, each_max = 1;
-    for (int k = 0; k < npes; ++k) {
-        total_max += count(k);
-        each_max = std::max(each_max, count(k));
+    for (round = 0; round < 4; round += 2) {  // the large blocks' and the small ones' sizes
+        std::size_t total = 0;
+        for (int k = 0; k < npes; ++k) {
+            total += count(k);
+            each_max = std::max(each_max, count(k));
+        }
+        total_max = std::max(total_max, total);
     }
     sym_array<int64_t> src(each_max), dst(total_max + 8);
     ASSERT_TRUE(src && dst);
