@@ -148,22 +148,40 @@ void p2p_collectives::broadcast(MPI_Comm c, void* buf, size_t bytes, int root) {
     wait_all(r, sends, "a broadcast's sends");
 }
 
+int p2p_collectives::probe(int from, MPI_Comm c, MPI_Message* msg) {
+    MPI_Status st;
+    poll_until([&] {
+        int flag = 0;
+        check(locked([&] { return MPI_Improbe(from, tag, c, &flag, msg, &st); }), "MPI_Improbe", -1);
+        return flag != 0;
+    });
+    int len = 0;
+    MPI_Get_count(&st, MPI_BYTE, &len);
+    return len;
+}
+
+void p2p_collectives::take(MPI_Message* msg, void* into, int len, MPI_Request sent) {
+    MPI_Request r[2] = {sent, MPI_REQUEST_NULL};
+    if (len <= 4096) {
+        // Small enough to have come whole with its envelope (Open MPI's eager limits: 4 KiB within
+        // a node, 64 KiB over TCP): taking it does not wait.
+        check(locked([&] { return MPI_Mrecv(into, len, MPI_BYTE, msg, MPI_STATUS_IGNORE); }), "MPI_Mrecv");
+        wait_all(r, 1, "a collect's send");
+    } else {
+        check(locked([&] { return MPI_Imrecv(into, len, MPI_BYTE, msg, &r[1]); }), "MPI_Imrecv");
+        wait_all(r, 2, "a collect's exchange");
+    }
+}
+
 p2p_collectives::collected p2p_collectives::collect_pair(MPI_Comm c, int rank, void* dest, const void* source,
                                                           size_t bytes) {
     const int peer = 1 - rank;
     char* d = static_cast<char*>(dest);
     const char* mine = static_cast<const char*>(source);
-    MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-    send(mine, bytes, peer, c, &r[0]);
+    MPI_Request sent = MPI_REQUEST_NULL;
+    send(mine, bytes, peer, c, &sent);
     MPI_Message msg = MPI_MESSAGE_NULL;
-    MPI_Status st;
-    poll_until([&] {
-        int flag = 0;
-        check(locked([&] { return MPI_Improbe(peer, tag, c, &flag, &msg, &st); }), "MPI_Improbe", -1);
-        return flag != 0;
-    });
-    int len = 0;
-    MPI_Get_count(&st, MPI_BYTE, &len);
+    const int len = probe(peer, c, &msg);
     const size_t theirs = static_cast<size_t>(len);
     // Member 0's block, then member 1's. The peer's goes straight to its place unless that place
     // holds part of my source, which is being sent: then aside, and in place after mine.
@@ -171,13 +189,7 @@ p2p_collectives::collected p2p_collectives::collect_pair(MPI_Comm c, int rank, v
     char* own = rank == 0 ? d : d + theirs;
     const bool meets = bytes && theirs && mine < place + theirs && place < mine + bytes;
     char* into = meets ? work.get(theirs) : place;
-    if (len <= 4096) {  // has come whole (see collect)
-        check(locked([&] { return MPI_Mrecv(into, len, MPI_BYTE, &msg, MPI_STATUS_IGNORE); }), "MPI_Mrecv");
-        wait_all(r, 1, "a collect's send");
-    } else {
-        check(locked([&] { return MPI_Imrecv(into, len, MPI_BYTE, &msg, &r[1]); }), "MPI_Imrecv");
-        wait_all(r, 2, "a collect's exchange");
-    }
+    take(&msg, into, len, sent);
     if (bytes && own != mine) std::memmove(own, mine, bytes);
     if (meets) std::memcpy(place, into, theirs);
     work.trim();
@@ -202,31 +214,16 @@ p2p_collectives::collected p2p_collectives::collect(MPI_Comm c, void* dest, cons
     for (int dist = 1; dist < n; dist <<= 1) {
         const int k = std::min(dist, n - dist);
         const int to = (rank - dist + n) % n, from = (rank + dist) % n;
-        MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-        send(buf, ends[static_cast<size_t>(k) - 1], to, c, &r[0]);
+        MPI_Request sent = MPI_REQUEST_NULL;
+        send(buf, ends[static_cast<size_t>(k) - 1], to, c, &sent);
         // The incoming length is known once the message is: probe for it, then receive it behind
         // the blocks if they have room (buf must not move while it is being sent), else aside.
         MPI_Message msg = MPI_MESSAGE_NULL;
-        MPI_Status st;
-        poll_until([&] {
-            int flag = 0;
-            check(locked([&] { return MPI_Improbe(from, tag, c, &flag, &msg, &st); }), "MPI_Improbe", -1);
-            return flag != 0;
-        });
-        int len = 0;
-        MPI_Get_count(&st, MPI_BYTE, &len);
+        const int len = probe(from, c, &msg);
         const size_t at = ends.back();
         const bool fits = at + static_cast<size_t>(len) <= work.cap;
         char* into = fits ? buf + at : (spill.resize(static_cast<size_t>(len)), spill.data());
-        if (len <= 4096) {
-            // Small enough to have come whole with its envelope (Open MPI's eager limits: 4 KiB
-            // within a node, 64 KiB over TCP): taking it does not wait.
-            check(locked([&] { return MPI_Mrecv(into, len, MPI_BYTE, &msg, MPI_STATUS_IGNORE); }), "MPI_Mrecv");
-            wait_all(r, 1, "a collect's send");
-        } else {
-            check(locked([&] { return MPI_Imrecv(into, len, MPI_BYTE, &msg, &r[1]); }), "MPI_Imrecv");
-            wait_all(r, 2, "a collect's exchange");
-        }
+        take(&msg, into, len, sent);
         if (!fits) {
             buf = work.grow(at + static_cast<size_t>(len), at);
             std::memcpy(buf + at, spill.data(), static_cast<size_t>(len));

@@ -64,6 +64,10 @@ class p2p_collectives {
     static constexpr size_t halving_min = size_t{16} << 10, ring_min = size_t{64} << 10;
     static int pieces(size_t bytes);
     collected collect_pair(MPI_Comm c, int rank, void* dest, const void* source, size_t bytes);
+    // A collect's incoming message, whose length only the message tells: probe waits for it
+    // (returns its bytes), take receives it into `into` and waits for it and for the send `sent`.
+    int probe(int from, MPI_Comm c, MPI_Message* msg);
+    void take(MPI_Message* msg, void* into, int len, MPI_Request sent);
     // As recv and send, in pieces(bytes) messages and requests (r has room for them).
     void recv_pieces(void* buf, size_t bytes, int from, MPI_Comm c, MPI_Request* r);
     void send_pieces(const void* buf, size_t bytes, int to, MPI_Comm c, MPI_Request* r);

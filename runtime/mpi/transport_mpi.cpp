@@ -394,26 +394,12 @@ class mpi_transport final : public transport {
                     largest = got.largest;
                     return got.total;
                 }
-                std::vector<uint64_t> lengths(static_cast<size_t>(n));
-                const uint64_t mine = bytes;
+                std::vector<size_t> lengths(static_cast<size_t>(n));
+                const size_t mine = bytes;
                 p2p_.fcollect(c, lengths.data(), &mine, sizeof mine);
-                std::vector<int> counts(static_cast<size_t>(n)), displs(static_cast<size_t>(n));
-                size_t at = 0;
-                largest = 0;
-                for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
-                    displs[i] = as_count(at, "a collect");
-                    counts[i] = as_count(lengths[i], "a collect");
-                    at += lengths[i];
-                    largest = std::max<size_t>(largest, lengths[i]);
-                }
-                if (overlaps(dest, at, source, bytes)) {
-                    copy.assign(static_cast<const char*>(source), static_cast<const char*>(source) + bytes);
-                    source = copy.data();
-                }
-                run_collective("MPI_Iallgatherv", [&](MPI_Request* r) {
-                    return MPI_Iallgatherv(source, count, MPI_BYTE, dest, counts.data(), displs.data(), MPI_BYTE, c, r);
-                });
-                return at;
+                const mpi::p2p_collectives::collected got = allgatherv(c, rank, dest, source, lengths);
+                largest = got.largest;
+                return got.total;
             }
         }
         return 0;
@@ -424,28 +410,11 @@ class mpi_transport final : public transport {
         int n = 0, rank = 0;
         MPI_Comm_size(c, &n);
         MPI_Comm_rank(c, &rank);
-        std::vector<int> counts(static_cast<size_t>(n)), displs(static_cast<size_t>(n));
-        size_t at = 0, largest = 0;
-        for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
-            displs[i] = as_count(at, "a collect");
-            counts[i] = as_count(bytes_of[i], "a collect");
-            at += bytes_of[i];
-            largest = std::max(largest, bytes_of[i]);
-        }
-        const size_t bytes = bytes_of[rank];
-        if (largest <= p2p_collect_max) {  // the lengths come with the blocks anyway
-            p2p_.collect(c, dest, source, bytes);
-            return;
-        }
-        std::vector<char> copy;
-        if (overlaps(dest, at, source, bytes)) {
-            copy.assign(static_cast<const char*>(source), static_cast<const char*>(source) + bytes);
-            source = copy.data();
-        }
-        run_collective("MPI_Iallgatherv", [&](MPI_Request* r) {
-            return MPI_Iallgatherv(source, counts[static_cast<size_t>(rank)], MPI_BYTE, dest, counts.data(),
-                                   displs.data(), MPI_BYTE, c, r);
-        });
+        const std::vector<size_t> lengths(bytes_of, bytes_of + n);
+        if (*std::max_element(lengths.begin(), lengths.end()) <= p2p_collect_max)  // they come with the blocks anyway
+            p2p_.collect(c, dest, source, lengths[static_cast<size_t>(rank)]);
+        else
+            allgatherv(c, rank, dest, source, lengths);
     }
 
     void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source, size_t nelems) override {
@@ -619,6 +588,31 @@ class mpi_transport final : public transport {
     static constexpr size_t p2p_coll_max = 8192, p2p_bcast_max = size_t{64} << 10,
                             p2p_alltoall_max = size_t{64} << 10, p2p_collect_max = size_t{64} << 10,
                             p2p_reduce_max = size_t{1} << 30;
+
+    // The blocks of lengths[i] bytes (every member's alike) by MPI_Iallgatherv straight into dest;
+    // a source inside dest goes through a copy. Returns the largest block and the total.
+    mpi::p2p_collectives::collected allgatherv(MPI_Comm c, int rank, void* dest, const void* source,
+                                               const std::vector<size_t>& lengths) {
+        std::vector<int> counts(lengths.size()), displs(lengths.size());
+        size_t at = 0, largest = 0;
+        for (size_t i = 0; i < lengths.size(); ++i) {
+            displs[i] = as_count(at, "a collect");
+            counts[i] = as_count(lengths[i], "a collect");
+            at += lengths[i];
+            largest = std::max(largest, lengths[i]);
+        }
+        const size_t bytes = lengths[static_cast<size_t>(rank)];
+        std::vector<char> copy;
+        if (overlaps(dest, at, source, bytes)) {
+            copy.assign(static_cast<const char*>(source), static_cast<const char*>(source) + bytes);
+            source = copy.data();
+        }
+        run_collective("MPI_Iallgatherv", [&](MPI_Request* r) {
+            return MPI_Iallgatherv(source, counts[static_cast<size_t>(rank)], MPI_BYTE, dest, counts.data(),
+                                   displs.data(), MPI_BYTE, c, r);
+        });
+        return {largest, at};
+    }
 
     // Starts a non-blocking collective (start(&request), one MPI call) under the lock and waits
     // for it like every wait of the library.
