@@ -240,6 +240,49 @@ TEST(CollLarge, CollectOfVeryUnequalBlocks) {
     }
 }
 
+// Collects of blocks around the sizes that go as several messages across nodes (32 KiB pieces,
+// up to 4 of them: a block's first message tells its length by its tag), each member's different
+// in each round: exact multiples of a piece, one byte over, one over the pieces' reach, and an
+// empty block among them. World and strided team; every byte and the bytes past the end checked.
+TEST(CollLarge, CollectOfBlocksInPieces) {
+    constexpr std::size_t piece = 32768;
+    const std::size_t sizes[] = {piece, piece + 1, 2 * piece, 3 * piece + 5, 4 * piece, 4 * piece + 1, 0, 100};
+    constexpr int nsizes = sizeof sizes / sizeof sizes[0];
+    const int me_world = ishmem_my_pe(), npes = ishmem_n_pes();
+    const std::size_t most = 4 * piece + 1, room = most * static_cast<std::size_t>(npes) + 64;
+    sym_array<unsigned char> src(most), dst(room);
+    ASSERT_TRUE(src && dst);
+    auto byte_of = [](int pe, std::size_t i, int round) {
+        // (i >> 15 tells the pieces apart: i * 7 alone repeats every 256 bytes)
+        return static_cast<unsigned char>((i ^ (i >> 8) ^ (i >> 15)) * 7 + static_cast<std::size_t>(pe) * 59 +
+                                          static_cast<std::size_t>(round) * 3 + 1);
+    };
+    for (ishmem_team_t team : {ISHMEM_TEAM_WORLD, strided_test_team()}) {
+        const int me = ishmem_team_my_pe(team), n = ishmem_team_n_pes(team);
+        for (int round = 0; round < nsizes; ++round) {  // as many barriers on non-members
+            auto bytes_of = [&](int j) { return sizes[(j + round) % nsizes]; };
+            std::memset(dst.get(), 0xee, room);
+            if (me >= 0)
+                for (std::size_t i = 0; i < bytes_of(me); ++i) src[i] = byte_of(me_world, i, round);
+            ishmem_barrier_all();
+            if (me >= 0) {
+                EXPECT_EQ(ishmem_collectmem(team, dst.get(), src.get(), bytes_of(me)), 0);
+                std::size_t at = 0, bad = 0, first = 0;
+                for (int j = 0; j < n; ++j) {
+                    const int pe = ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD);
+                    for (std::size_t i = 0; i < bytes_of(j); ++i, ++at)
+                        if (dst[at] != byte_of(pe, i, round) && bad++ == 0) first = at;
+                }
+                for (std::size_t i = at; i < room; ++i)
+                    if (dst[i] != 0xee && bad++ == 0) first = i;
+                EXPECT_EQ(bad, 0u) << "collectmem round " << round << " over a team of " << n << ": first bad byte " << first
+                                   << " of " << at;
+            }
+            ishmem_barrier_all();
+        }
+    }
+}
+
 // A 1 MiB broadcast and fcollect, through the _work_group form with 64 threads.
 TEST(CollLarge, BigCopiesInWorkGroups) {
     constexpr std::size_t bytes = std::size_t{1} << 20;

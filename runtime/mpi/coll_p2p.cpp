@@ -125,7 +125,8 @@ void p2p_collectives::barrier(MPI_Comm c) {
     }
 }
 
-void p2p_collectives::broadcast(MPI_Comm c, void* buf, size_t bytes, int root) {
+void p2p_collectives::broadcast(MPI_Comm c, void* buf, size_t bytes, int root, const void* from,
+                                const std::function<void()>& meanwhile) {
     int n = 0, rank = 0;
     shape(c, &n, &rank);
     const int vr = (rank - root + n) % n;  // rank relative to the root
@@ -140,37 +141,61 @@ void p2p_collectives::broadcast(MPI_Comm c, void* buf, size_t bytes, int root) {
         }
     }
     int sends = 0;
+    const void* out = vr == 0 && from ? from : buf;
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (vr + mask < n) {
-            send_pieces(buf, bytes, (vr + mask + root) % n, c, r + sends);
+            send_pieces(out, bytes, (vr + mask + root) % n, c, r + sends);
             sends += k;
         }
+    if (vr == 0 && meanwhile) meanwhile();
     wait_all(r, sends, "a broadcast's sends");
 }
 
-int p2p_collectives::probe(int from, MPI_Comm c, MPI_Message* msg) {
+int p2p_collectives::send_told(const void* buf, size_t bytes, int to, MPI_Comm c, MPI_Request* r) {
+    const int k = pieces(bytes);
+    const size_t first = bytes - static_cast<size_t>(k - 1) * piece_bytes;
+    const char* b = static_cast<const char*>(buf);
+    check(locked([&] { return MPI_Isend(b, as_count(first, "a collective's message"), MPI_BYTE, to, tag + k - 1, c, r); }),
+          "MPI_Isend");
+    for (int i = 1; i < k; ++i) send(b + first + static_cast<size_t>(i - 1) * piece_bytes, piece_bytes, to, c, &r[i]);
+    return k;
+}
+
+size_t p2p_collectives::probe(int from, MPI_Comm c, MPI_Message* msg, int* k) {
+    // Any tag: the first message of this call from `from` is the next one it sent on c (MPI keeps
+    // one sender's order), and only its tag says how many follow.
     MPI_Status st;
     poll_until([&] {
         int flag = 0;
-        check(locked([&] { return MPI_Improbe(from, tag, c, &flag, msg, &st); }), "MPI_Improbe", -1);
+        check(locked([&] { return MPI_Improbe(from, MPI_ANY_TAG, c, &flag, msg, &st); }), "MPI_Improbe", -1);
         return flag != 0;
     });
     int len = 0;
     MPI_Get_count(&st, MPI_BYTE, &len);
-    return len;
+    *k = st.MPI_TAG - tag + 1;
+    if (*k < 1 || *k > pieces_max || (*k > 1 && static_cast<size_t>(len) > piece_bytes))
+        fatal(routine, "a collective's message from member %d has tag %d and %d bytes: not a collect's", from, st.MPI_TAG,
+              len);
+    return static_cast<size_t>(len) + static_cast<size_t>(*k - 1) * piece_bytes;
 }
 
-void p2p_collectives::take(MPI_Message* msg, void* into, int len, MPI_Request sent) {
-    MPI_Request r[2] = {sent, MPI_REQUEST_NULL};
-    if (len <= 4096) {
+void p2p_collectives::take(MPI_Message* msg, void* into, size_t bytes, int k, int from, MPI_Comm c, MPI_Request* sent,
+                           int ns) {
+    MPI_Request r[2 * pieces_max];
+    std::copy(sent, sent + ns, r);
+    const size_t first = bytes - static_cast<size_t>(k - 1) * piece_bytes;
+    const int len = static_cast<int>(first);
+    char* to = static_cast<char*>(into);
+    int nr = ns;
+    if (first <= 4096) {
         // Small enough to have come whole with its envelope (Open MPI's eager limits: 4 KiB within
         // a node, 64 KiB over TCP): taking it does not wait.
-        check(locked([&] { return MPI_Mrecv(into, len, MPI_BYTE, msg, MPI_STATUS_IGNORE); }), "MPI_Mrecv");
-        wait_all(r, 1, "a collect's send");
+        check(locked([&] { return MPI_Mrecv(to, len, MPI_BYTE, msg, MPI_STATUS_IGNORE); }), "MPI_Mrecv");
     } else {
-        check(locked([&] { return MPI_Imrecv(into, len, MPI_BYTE, msg, &r[1]); }), "MPI_Imrecv");
-        wait_all(r, 2, "a collect's exchange");
+        check(locked([&] { return MPI_Imrecv(to, len, MPI_BYTE, msg, &r[nr++]); }), "MPI_Imrecv");
     }
+    for (int i = 1; i < k; ++i) recv(to + first + static_cast<size_t>(i - 1) * piece_bytes, piece_bytes, from, c, &r[nr++]);
+    wait_all(r, nr, "a collect's exchange");
 }
 
 p2p_collectives::collected p2p_collectives::collect_pair(MPI_Comm c, int rank, void* dest, const void* source,
@@ -178,18 +203,18 @@ p2p_collectives::collected p2p_collectives::collect_pair(MPI_Comm c, int rank, v
     const int peer = 1 - rank;
     char* d = static_cast<char*>(dest);
     const char* mine = static_cast<const char*>(source);
-    MPI_Request sent = MPI_REQUEST_NULL;
-    send(mine, bytes, peer, c, &sent);
+    MPI_Request sent[pieces_max];
+    const int ns = send_told(mine, bytes, peer, c, sent);
     MPI_Message msg = MPI_MESSAGE_NULL;
-    const int len = probe(peer, c, &msg);
-    const size_t theirs = static_cast<size_t>(len);
+    int k = 1;
+    const size_t theirs = probe(peer, c, &msg, &k);
     // Member 0's block, then member 1's. The peer's goes straight to its place unless that place
     // holds part of my source, which is being sent: then aside, and in place after mine.
     char* place = rank == 0 ? d + bytes : d;
     char* own = rank == 0 ? d : d + theirs;
     const bool meets = bytes && theirs && mine < place + theirs && place < mine + bytes;
     char* into = meets ? work.get(theirs) : place;
-    take(&msg, into, len, sent);
+    take(&msg, into, theirs, k, peer, c, sent, ns);
     if (bytes && own != mine) std::memmove(own, mine, bytes);
     if (meets) std::memcpy(place, into, theirs);
     work.trim();
@@ -214,30 +239,31 @@ p2p_collectives::collected p2p_collectives::collect(MPI_Comm c, void* dest, cons
     for (int dist = 1; dist < n; dist <<= 1) {
         const int k = std::min(dist, n - dist);
         const int to = (rank - dist + n) % n, from = (rank + dist) % n;
-        MPI_Request sent = MPI_REQUEST_NULL;
-        send(buf, ends[static_cast<size_t>(k) - 1], to, c, &sent);
+        MPI_Request sent[pieces_max];
+        const int ns = send_told(buf, ends[static_cast<size_t>(k) - 1], to, c, sent);
         // The incoming length is known once the message is: probe for it, then receive it behind
         // the blocks if they have room (buf must not move while it is being sent), else aside.
         MPI_Message msg = MPI_MESSAGE_NULL;
-        const int len = probe(from, c, &msg);
+        int parts = 1;
+        const size_t len = probe(from, c, &msg, &parts);
         const size_t at = ends.back();
-        const bool fits = at + static_cast<size_t>(len) <= work.cap;
-        char* into = fits ? buf + at : (spill.resize(static_cast<size_t>(len)), spill.data());
-        take(&msg, into, len, sent);
+        const bool fits = at + len <= work.cap;
+        char* into = fits ? buf + at : (spill.resize(len), spill.data());
+        take(&msg, into, len, parts, from, c, sent, ns);
         if (!fits) {
-            buf = work.grow(at + static_cast<size_t>(len), at);
-            std::memcpy(buf + at, spill.data(), static_cast<size_t>(len));
+            buf = work.grow(at + len, at);
+            std::memcpy(buf + at, spill.data(), len);
         }
         // Its k blocks: length, data, length, data, ...
         size_t p = at;
         for (int j = 0; j < k; ++j) {
             uint64_t b = 0;
-            if (p + head > at + static_cast<size_t>(len)) fatal(routine, "a collect's message from member %d is cut short", from);
+            if (p + head > at + len) fatal(routine, "a collect's message from member %d is cut short", from);
             std::memcpy(&b, buf + p, head);
             p += head + b;
             ends.push_back(p);
         }
-        if (p != at + static_cast<size_t>(len)) fatal(routine, "a collect's message from member %d has %d bytes, its blocks say %zu", from, len, p - at);
+        if (p != at + len) fatal(routine, "a collect's message from member %d has %zu bytes, its blocks say %zu", from, len, p - at);
     }
     // Member (rank + j) % n's block is block j: its place in dest follows the blocks of members 0.. below it.
     std::vector<size_t> length(static_cast<size_t>(n)), start(static_cast<size_t>(n));

@@ -13,6 +13,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <functional>
 #include <mutex>
 
 namespace ishmemi::mpi {
@@ -23,8 +24,11 @@ class p2p_collectives {
 
     // Dissemination: ceil(log2 n) rounds of empty messages.
     void barrier(MPI_Comm c);
-    // Binomial tree from the root (buf holds the data on the root).
-    void broadcast(MPI_Comm c, void* buf, size_t bytes, int root);
+    // Binomial tree from the root. The root sends from `from` (its buf where that is null) and,
+    // once its sends are posted, calls meanwhile (the caller's copy of from into buf) before it
+    // waits for them.
+    void broadcast(MPI_Comm c, void* buf, size_t bytes, int root, const void* from = nullptr,
+                   const std::function<void()>& meanwhile = {});
     // Every member's `bytes` (which may differ between members) into dest, in member order. Bruck's
     // algorithm (ceil(log2 n) rounds, any n) on messages that carry each block's length before it,
     // so that no member needs to learn the lengths first: one round trip less than the lengths'
@@ -64,10 +68,15 @@ class p2p_collectives {
     static constexpr size_t halving_min = size_t{16} << 10, ring_min = size_t{64} << 10;
     static int pieces(size_t bytes);
     collected collect_pair(MPI_Comm c, int rank, void* dest, const void* source, size_t bytes);
-    // A collect's incoming message, whose length only the message tells: probe waits for it
-    // (returns its bytes), take receives it into `into` and waits for it and for the send `sent`.
-    int probe(int from, MPI_Comm c, MPI_Message* msg);
-    void take(MPI_Message* msg, void* into, int len, MPI_Request sent);
+    // A collect's messages, whose length only the message tells. Sent as pieces(bytes) messages,
+    // as the others: the first holds what the whole pieces leave over, on tag + (pieces - 1), the
+    // rest piece_bytes each on tag; so the first tells the receiver the whole length.
+    // send_told posts them (returns how many requests, at most pieces_max); probe waits for the
+    // first (returns the whole length, *k the count of messages); take receives all k into `into`
+    // and waits for them and for the sends `sent` (ns of them).
+    int send_told(const void* buf, size_t bytes, int to, MPI_Comm c, MPI_Request* r);
+    size_t probe(int from, MPI_Comm c, MPI_Message* msg, int* k);
+    void take(MPI_Message* msg, void* into, size_t bytes, int k, int from, MPI_Comm c, MPI_Request* sent, int ns);
     // As recv and send, in pieces(bytes) messages and requests (r has room for them).
     void recv_pieces(void* buf, size_t bytes, int from, MPI_Comm c, MPI_Request* r);
     void send_pieces(const void* buf, size_t bytes, int to, MPI_Comm c, MPI_Request* r);

@@ -46,8 +46,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -379,11 +382,23 @@ class mpi_transport final : public transport {
                         return MPI_Iallgather(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, r);
                     });
                 return dest_bytes;
-            case coll_broadcast:
-                if (rank == root && dest != source) memmove(dest, source, bytes);
-                if (bytes <= p2p_bcast_max) p2p_.broadcast(c, dest, bytes, root);
-                else run_collective("MPI_Ibcast", [&](MPI_Request* r) { return MPI_Ibcast(dest, count, MPI_BYTE, root, c, r); });
+            case coll_broadcast: {
+                // A root that keeps source apart from dest sends from source and copies it into its
+                // dest while the data goes, with the progress thread driving MPI meanwhile.
+                const bool apart = rank == root && dest != source && !overlaps(dest, bytes, source, bytes);
+                if (rank == root && dest != source && !apart) memmove(dest, source, bytes);
+                const void* from = apart ? source : dest;
+                const std::function<void()> copy_own = [&] {
+                    if (apart) assisted_copy(dest, source, bytes);
+                };
+                if (bytes <= p2p_bcast_max) p2p_.broadcast(c, dest, bytes, root, from, copy_own);
+                else
+                    run_collective(
+                        "MPI_Ibcast",
+                        [&](MPI_Request* r) { return MPI_Ibcast(const_cast<void*>(from), count, MPI_BYTE, root, c, r); },
+                        copy_own);
                 return bytes;
+            }
             case coll_collect: {
                 // The path follows the largest block of the team's last collect, which every member
                 // knows alike: Bruck's messages, or for large blocks (where its copies cost more
@@ -614,12 +629,31 @@ class mpi_transport final : public transport {
         return {largest, at};
     }
 
-    // Starts a non-blocking collective (start(&request), one MPI call) under the lock and waits
-    // for it like every wait of the library.
-    template <class F> void run_collective(const char* what, F&& start) {
+    // Starts a non-blocking collective (start(&request), one MPI call) under the lock, calls
+    // meanwhile (if any), and waits for it like every wait of the library.
+    template <class F>
+    void run_collective(const char* what, F&& start, const std::function<void()>& meanwhile = {}) {
         MPI_Request r = MPI_REQUEST_NULL;
         check(locked([&] { return start(&r); }), what);
+        if (meanwhile) meanwhile();
         p2p_.wait_all(&r, 1, what);  // serves requests meanwhile (backoff::pause calls progress())
+    }
+
+    // memcpy while a transfer of this PE is under way: the progress thread polls MPI without
+    // pause for the copy's length (osc/ucx and MPI's point-to-point over TCP move data only
+    // inside MPI calls), so that the transfer and the copy overlap on two cores. Copies of less
+    // than assist_min bytes are too short to wake it for.
+    void assisted_copy(void* dest, const void* source, size_t bytes) {
+        if (bytes < assist_min || !thread_.joinable()) {
+            std::memcpy(dest, source, bytes);
+            return;
+        }
+        if (helping_.fetch_add(1) == 0 && napping_.load()) {
+            std::lock_guard<std::mutex> l(nap_mu_);
+            nap_cv_.notify_one();
+        }
+        std::memcpy(dest, source, bytes);
+        helping_.fetch_sub(1);
     }
 
     // f() (one MPI call) with the MPI lock held.
@@ -715,7 +749,7 @@ class mpi_transport final : public transport {
         unsigned idle = 0;
         long sleep_us = 1;
         while (!stop_.load(std::memory_order_acquire)) {
-            if (serve()) {
+            if (serve() || helping_.load(std::memory_order_relaxed) > 0) {  // (serve's MPI_Test drives MPI)
                 idle = 0;
                 sleep_us = 1;
                 continue;
@@ -724,7 +758,13 @@ class mpi_transport final : public transport {
                 sched_yield();
                 continue;
             }
-            usleep(static_cast<useconds_t>(sleep_us));
+            // A nap that assisted_copy ends early: napping_ is set before helping_ is read, and
+            // helping_ raised before napping_ is read (both sequentially consistent), so one of the
+            // two threads sees the other.
+            std::unique_lock<std::mutex> l(nap_mu_);
+            napping_.store(true);
+            nap_cv_.wait_for(l, std::chrono::microseconds(sleep_us), [&] { return helping_.load() > 0; });
+            napping_.store(false);
             sleep_us = std::min(sleep_us * 2, max_sleep_us_);
         }
     }
@@ -766,6 +806,12 @@ class mpi_transport final : public transport {
     std::atomic<bool> stop_{false};
     long max_sleep_us_;
     std::thread thread_;
+    // assisted_copy's call on the progress thread: copies under way, and the thread's nap.
+    static constexpr size_t assist_min = size_t{128} << 10;
+    std::atomic<int> helping_{0};
+    std::atomic<bool> napping_{false};
+    std::mutex nap_mu_;
+    std::condition_variable nap_cv_;
 };
 
 }  // namespace
