@@ -151,19 +151,21 @@ void p2p_collectives::broadcast(MPI_Comm c, void* buf, size_t bytes, int root, c
     wait_all(r, sends, "a broadcast's sends");
 }
 
-int p2p_collectives::send_told(const void* buf, size_t bytes, int to, MPI_Comm c, MPI_Request* r) {
+int p2p_collectives::send_told(const void* buf, size_t bytes, uint64_t* told, int to, MPI_Comm c, MPI_Request* r) {
     const int k = pieces(bytes);
-    const size_t first = bytes - static_cast<size_t>(k - 1) * piece_bytes;
-    const char* b = static_cast<const char*>(buf);
-    check(locked([&] { return MPI_Isend(b, as_count(first, "a collective's message"), MPI_BYTE, to, tag + k - 1, c, r); }),
-          "MPI_Isend");
-    for (int i = 1; i < k; ++i) send(b + first + static_cast<size_t>(i - 1) * piece_bytes, piece_bytes, to, c, &r[i]);
-    return k;
+    if (k == 1) {
+        send(buf, bytes, to, c, r);
+        return 1;
+    }
+    *told = bytes;
+    check(locked([&] { return MPI_Isend(told, sizeof *told, MPI_BYTE, to, tag + 1, c, r); }), "MPI_Isend");
+    send_pieces(buf, bytes, to, c, r + 1);
+    return k + 1;
 }
 
-size_t p2p_collectives::probe(int from, MPI_Comm c, MPI_Message* msg, int* k) {
+size_t p2p_collectives::probe(int from, MPI_Comm c, MPI_Message* msg) {
     // Any tag: the first message of this call from `from` is the next one it sent on c (MPI keeps
-    // one sender's order), and only its tag says how many follow.
+    // one sender's order), and its tag says whether it is the block or the block's length.
     MPI_Status st;
     poll_until([&] {
         int flag = 0;
@@ -172,29 +174,32 @@ size_t p2p_collectives::probe(int from, MPI_Comm c, MPI_Message* msg, int* k) {
     });
     int len = 0;
     MPI_Get_count(&st, MPI_BYTE, &len);
-    *k = st.MPI_TAG - tag + 1;
-    if (*k < 1 || *k > pieces_max || (*k > 1 && static_cast<size_t>(len) > piece_bytes))
+    if (st.MPI_TAG == tag) return static_cast<size_t>(len);
+    uint64_t told = 0;
+    if (st.MPI_TAG != tag + 1 || len != sizeof told)
         fatal(routine, "a collective's message from member %d has tag %d and %d bytes: not a collect's", from, st.MPI_TAG,
               len);
-    return static_cast<size_t>(len) + static_cast<size_t>(*k - 1) * piece_bytes;
+    check(locked([&] { return MPI_Mrecv(&told, sizeof told, MPI_BYTE, msg, MPI_STATUS_IGNORE); }), "MPI_Mrecv");
+    *msg = MPI_MESSAGE_NULL;
+    return static_cast<size_t>(told);
 }
 
-void p2p_collectives::take(MPI_Message* msg, void* into, size_t bytes, int k, int from, MPI_Comm c, MPI_Request* sent,
+void p2p_collectives::take(MPI_Message* msg, void* into, size_t bytes, int from, MPI_Comm c, MPI_Request* sent,
                            int ns) {
-    MPI_Request r[2 * pieces_max];
+    MPI_Request r[2 * pieces_max + 1];
     std::copy(sent, sent + ns, r);
-    const size_t first = bytes - static_cast<size_t>(k - 1) * piece_bytes;
-    const int len = static_cast<int>(first);
-    char* to = static_cast<char*>(into);
     int nr = ns;
-    if (first <= 4096) {
+    if (*msg == MPI_MESSAGE_NULL) {  // its length came first: the pieces follow
+        recv_pieces(into, bytes, from, c, r + nr);
+        nr += pieces(bytes);
+    } else if (bytes <= 4096) {
         // Small enough to have come whole with its envelope (Open MPI's eager limits: 4 KiB within
         // a node, 64 KiB over TCP): taking it does not wait.
-        check(locked([&] { return MPI_Mrecv(to, len, MPI_BYTE, msg, MPI_STATUS_IGNORE); }), "MPI_Mrecv");
+        check(locked([&] { return MPI_Mrecv(into, static_cast<int>(bytes), MPI_BYTE, msg, MPI_STATUS_IGNORE); }),
+              "MPI_Mrecv");
     } else {
-        check(locked([&] { return MPI_Imrecv(to, len, MPI_BYTE, msg, &r[nr++]); }), "MPI_Imrecv");
+        check(locked([&] { return MPI_Imrecv(into, static_cast<int>(bytes), MPI_BYTE, msg, &r[nr++]); }), "MPI_Imrecv");
     }
-    for (int i = 1; i < k; ++i) recv(to + first + static_cast<size_t>(i - 1) * piece_bytes, piece_bytes, from, c, &r[nr++]);
     wait_all(r, nr, "a collect's exchange");
 }
 
@@ -203,18 +208,18 @@ p2p_collectives::collected p2p_collectives::collect_pair(MPI_Comm c, int rank, v
     const int peer = 1 - rank;
     char* d = static_cast<char*>(dest);
     const char* mine = static_cast<const char*>(source);
-    MPI_Request sent[pieces_max];
-    const int ns = send_told(mine, bytes, peer, c, sent);
+    MPI_Request sent[pieces_max + 1];
+    uint64_t told = 0;
+    const int ns = send_told(mine, bytes, &told, peer, c, sent);
     MPI_Message msg = MPI_MESSAGE_NULL;
-    int k = 1;
-    const size_t theirs = probe(peer, c, &msg, &k);
+    const size_t theirs = probe(peer, c, &msg);
     // Member 0's block, then member 1's. The peer's goes straight to its place unless that place
     // holds part of my source, which is being sent: then aside, and in place after mine.
     char* place = rank == 0 ? d + bytes : d;
     char* own = rank == 0 ? d : d + theirs;
     const bool meets = bytes && theirs && mine < place + theirs && place < mine + bytes;
     char* into = meets ? work.get(theirs) : place;
-    take(&msg, into, theirs, k, peer, c, sent, ns);
+    take(&msg, into, theirs, peer, c, sent, ns);
     if (bytes && own != mine) std::memmove(own, mine, bytes);
     if (meets) std::memcpy(place, into, theirs);
     work.trim();
@@ -239,17 +244,18 @@ p2p_collectives::collected p2p_collectives::collect(MPI_Comm c, void* dest, cons
     for (int dist = 1; dist < n; dist <<= 1) {
         const int k = std::min(dist, n - dist);
         const int to = (rank - dist + n) % n, from = (rank + dist) % n;
-        MPI_Request sent[pieces_max];
-        const int ns = send_told(buf, ends[static_cast<size_t>(k) - 1], to, c, sent);
-        // The incoming length is known once the message is: probe for it, then receive it behind
-        // the blocks if they have room (buf must not move while it is being sent), else aside.
+        MPI_Request sent[pieces_max + 1];
+        uint64_t told = 0;
+        const int ns = send_told(buf, ends[static_cast<size_t>(k) - 1], &told, to, c, sent);
+        // The incoming length is known once the message (or its length) is: probe for it, then
+        // receive it behind the blocks if they have room (buf must not move while it is being
+        // sent), else aside.
         MPI_Message msg = MPI_MESSAGE_NULL;
-        int parts = 1;
-        const size_t len = probe(from, c, &msg, &parts);
+        const size_t len = probe(from, c, &msg);
         const size_t at = ends.back();
         const bool fits = at + len <= work.cap;
         char* into = fits ? buf + at : (spill.resize(len), spill.data());
-        take(&msg, into, len, parts, from, c, sent, ns);
+        take(&msg, into, len, from, c, sent, ns);
         if (!fits) {
             buf = work.grow(at + len, at);
             std::memcpy(buf + at, spill.data(), len);

@@ -13,6 +13,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 
@@ -68,15 +69,16 @@ class p2p_collectives {
     static constexpr size_t halving_min = size_t{16} << 10, ring_min = size_t{64} << 10;
     static int pieces(size_t bytes);
     collected collect_pair(MPI_Comm c, int rank, void* dest, const void* source, size_t bytes);
-    // A collect's messages, whose length only the message tells. Sent as pieces(bytes) messages,
-    // as the others: the first holds what the whole pieces leave over, on tag + (pieces - 1), the
-    // rest piece_bytes each on tag; so the first tells the receiver the whole length.
-    // send_told posts them (returns how many requests, at most pieces_max); probe waits for the
-    // first (returns the whole length, *k the count of messages); take receives all k into `into`
-    // and waits for them and for the sends `sent` (ns of them).
-    int send_told(const void* buf, size_t bytes, int to, MPI_Comm c, MPI_Request* r);
-    size_t probe(int from, MPI_Comm c, MPI_Message* msg, int* k);
-    void take(MPI_Message* msg, void* into, size_t bytes, int k, int from, MPI_Comm c, MPI_Request* sent, int ns);
+    // A collect's messages, whose length only the message tells. One message on tag where it is
+    // a single piece; else the length first (8 bytes on tag + 1), then the pieces, which the
+    // receiver posts for as soon as it has the length (eager pieces that came before their receive
+    // cost a copy). send_told posts them (the length from *told, which must live until they are
+    // done; returns how many requests, at most pieces_max + 1); probe waits for the first and
+    // returns the whole length (*msg: the message to take, or null where the length came first);
+    // take receives the block into `into` and waits for it and for the sends `sent` (ns of them).
+    int send_told(const void* buf, size_t bytes, uint64_t* told, int to, MPI_Comm c, MPI_Request* r);
+    size_t probe(int from, MPI_Comm c, MPI_Message* msg);
+    void take(MPI_Message* msg, void* into, size_t bytes, int from, MPI_Comm c, MPI_Request* sent, int ns);
     // As recv and send, in pieces(bytes) messages and requests (r has room for them).
     void recv_pieces(void* buf, size_t bytes, int from, MPI_Comm c, MPI_Request* r);
     void send_pieces(const void* buf, size_t bytes, int to, MPI_Comm c, MPI_Request* r);

@@ -388,9 +388,8 @@ class mpi_transport final : public transport {
                 const bool apart = rank == root && dest != source && !overlaps(dest, bytes, source, bytes);
                 if (rank == root && dest != source && !apart) memmove(dest, source, bytes);
                 const void* from = apart ? source : dest;
-                const std::function<void()> copy_own = [&] {
-                    if (apart) assisted_copy(dest, source, bytes);
-                };
+                std::function<void()> copy_own;  // (left empty where there is nothing to copy: no cost)
+                if (apart) copy_own = [&] { assisted_copy(dest, source, bytes); };
                 if (bytes <= p2p_bcast_max) p2p_.broadcast(c, dest, bytes, root, from, copy_own);
                 else
                     run_collective(
