@@ -185,7 +185,7 @@ size_t p2p_collectives::probe(int from, MPI_Comm c, MPI_Message* msg) {
 }
 
 void p2p_collectives::take(MPI_Message* msg, void* into, size_t bytes, int from, MPI_Comm c, MPI_Request* sent,
-                           int ns) {
+                           int ns, const std::function<void()>& meanwhile) {
     MPI_Request r[2 * pieces_max + 1];
     std::copy(sent, sent + ns, r);
     int nr = ns;
@@ -200,6 +200,7 @@ void p2p_collectives::take(MPI_Message* msg, void* into, size_t bytes, int from,
     } else {
         check(locked([&] { return MPI_Imrecv(into, static_cast<int>(bytes), MPI_BYTE, msg, &r[nr++]); }), "MPI_Imrecv");
     }
+    if (meanwhile) meanwhile();
     wait_all(r, nr, "a collect's exchange");
 }
 
@@ -219,8 +220,12 @@ p2p_collectives::collected p2p_collectives::collect_pair(MPI_Comm c, int rank, v
     char* own = rank == 0 ? d : d + theirs;
     const bool meets = bytes && theirs && mine < place + theirs && place < mine + bytes;
     char* into = meets ? work.get(theirs) : place;
-    take(&msg, into, theirs, peer, c, sent, ns);
-    if (bytes && own != mine) std::memmove(own, mine, bytes);
+    // My block into its place while the messages go, unless that place holds part of my source.
+    const bool own_now = bytes >= copy_early_min && own != mine && (own + bytes <= mine || mine + bytes <= own);
+    std::function<void()> copy_own;  // (left empty for small blocks: no cost)
+    if (own_now) copy_own = [&] { alongside(bytes, [&] { std::memcpy(own, mine, bytes); }); };
+    take(&msg, into, theirs, peer, c, sent, ns, copy_own);
+    if (bytes && own != mine && !own_now) std::memmove(own, mine, bytes);
     if (meets) std::memcpy(place, into, theirs);
     work.trim();
     return {std::max(bytes, theirs), bytes + theirs};
@@ -364,7 +369,8 @@ void p2p_collectives::allreduce(MPI_Comm c, MPI_Datatype type, MPI_Op op, void* 
         }
     }
     auto real = [rem](int v) { return v < rem ? v * 2 + 1 : v + rem; };
-    if (vrank >= 0 && (pof2 == 2 || bytes <= halving_min || static_cast<size_t>(count) < static_cast<size_t>(pof2))) {
+    if (vrank >= 0 && ((pof2 == 2 && bytes <= pair_halving_min) || bytes <= halving_min ||
+                       static_cast<size_t>(count) < static_cast<size_t>(pof2))) {
         // Recursive doubling: log2(pof2) exchanges of everything (on two members one exchange, as
         // little as halving moves, in one step). Both partners compute every element: lower
         // member's values first on both, for the same bits.
@@ -466,9 +472,19 @@ void p2p_collectives::scan(MPI_Comm c, bool inclusive, MPI_Datatype type, void* 
         wait_all(r, pieces(bytes), "a scan's send");
     };
     if (rank == 0) {  // the sum of members 0..0 is my source, of none zeros
-        pass_on(source);
-        if (!inclusive) std::memset(dest, 0, bytes);
-        else if (!in_place) std::memcpy(dest, source, bytes);
+        if (in_place) {  // (dest is the source being sent)
+            pass_on(source);
+            if (!inclusive) std::memset(dest, 0, bytes);
+            return;
+        }
+        // dest while the sum goes on (MPI's exscan leaves member 0's dest alone; ours zeroes it)
+        const int k = last ? 0 : pieces(bytes);
+        if (!last) send_pieces(source, bytes, rank + 1, c, r);
+        alongside(bytes, [&] {
+            if (!inclusive) std::memset(dest, 0, bytes);
+            else std::memcpy(dest, source, bytes);
+        });
+        wait_all(r, k, "a scan's send");
         return;
     }
     // below: the sum of members 0..rank-1, straight into dest where that is what dest gets and

@@ -16,12 +16,26 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <utility>
 
 namespace ishmemi::mpi {
 
 class p2p_collectives {
   public:
-    explicit p2p_collectives(std::mutex& mpi_lock) : lock_(mpi_lock) {}
+    // help(true) asks the transport's progress thread to poll MPI without pause until help(false).
+    p2p_collectives(std::mutex& mpi_lock, std::function<void(bool)> help) : lock_(mpi_lock), help_(std::move(help)) {}
+
+    // Runs f, local work on about `bytes` bytes (a copy) while messages of this member are in
+    // flight: from assist_min bytes with the progress thread polling MPI meanwhile, so that the
+    // messages move (over TCP they move only inside MPI calls) on another core. Shorter work is
+    // not worth waking the thread for.
+    static constexpr size_t assist_min = size_t{128} << 10;
+    template <class F> void alongside(size_t bytes, F&& f) {
+        if (bytes < assist_min) return f();
+        help_(true);
+        f();
+        help_(false);
+    }
 
     // Dissemination: ceil(log2 n) rounds of empty messages.
     void barrier(MPI_Comm c);
@@ -46,8 +60,8 @@ class p2p_collectives {
     // Block i of source to member i, block j of dest from member j: every message posted at once.
     void alltoall(MPI_Comm c, void* dest, const void* source, size_t bytes);
     // On n that is not a power of two the first 2 * (n - 2^k) members fold in pairs first, and the
-    // folded ones get the result at the end. Recursive doubling on 2 members or up to halving_min
-    // bytes, else Rabenseifner's reduce-scatter by recursive halving and allgather by recursive
+    // folded ones get the result at the end. Recursive doubling on 2 members up to
+    // pair_halving_min bytes or on any up to halving_min bytes, else Rabenseifner's reduce-scatter by recursive halving and allgather by recursive
     // doubling; above ring_min on n that is not a power of two, a ring (ring_allreduce).
     // Partners compute (lower member's values) op (higher member's), and every element's result
     // is computed once or alike on both partners, so every member ends with the same bits.
@@ -66,7 +80,13 @@ class p2p_collectives {
     // each piece then fits Open MPI's TCP eager limit (64 KiB) and needs no rendezvous round trip.
     static constexpr size_t piece_bytes = size_t{32} << 10;
     static constexpr int pieces_max = 4;
-    static constexpr size_t halving_min = size_t{16} << 10, ring_min = size_t{64} << 10;
+    // pair_halving_min: on two members recursive doubling is one exchange of everything and a
+    // reduction of everything on both; above this, halving's two exchanges of half each and a
+    // reduction of half (as Open MPI's allreduce on two ranks) cost less (1 MiB: 1.12-1.16 of
+    // MPI_Allreduce with doubling, stop 36). copy_early_min: from this size a collect's own
+    // block goes into dest while the messages are in flight.
+    static constexpr size_t halving_min = size_t{16} << 10, ring_min = size_t{64} << 10,
+                            pair_halving_min = size_t{256} << 10, copy_early_min = size_t{16} << 10;
     static int pieces(size_t bytes);
     collected collect_pair(MPI_Comm c, int rank, void* dest, const void* source, size_t bytes);
     // A collect's messages, whose length only the message tells. One message on tag where it is
@@ -78,7 +98,9 @@ class p2p_collectives {
     // take receives the block into `into` and waits for it and for the sends `sent` (ns of them).
     int send_told(const void* buf, size_t bytes, uint64_t* told, int to, MPI_Comm c, MPI_Request* r);
     size_t probe(int from, MPI_Comm c, MPI_Message* msg);
-    void take(MPI_Message* msg, void* into, size_t bytes, int from, MPI_Comm c, MPI_Request* sent, int ns);
+    // take calls meanwhile (if any) once the receive is posted, before it waits.
+    void take(MPI_Message* msg, void* into, size_t bytes, int from, MPI_Comm c, MPI_Request* sent, int ns,
+              const std::function<void()>& meanwhile = {});
     // As recv and send, in pieces(bytes) messages and requests (r has room for them).
     void recv_pieces(void* buf, size_t bytes, int from, MPI_Comm c, MPI_Request* r);
     void send_pieces(const void* buf, size_t bytes, int to, MPI_Comm c, MPI_Request* r);
@@ -100,6 +122,7 @@ class p2p_collectives {
         return f();
     }
     std::mutex& lock_;
+    std::function<void(bool)> help_;
 };
 
 }  // namespace ishmemi::mpi

@@ -389,7 +389,7 @@ class mpi_transport final : public transport {
                 if (rank == root && dest != source && !apart) memmove(dest, source, bytes);
                 const void* from = apart ? source : dest;
                 std::function<void()> copy_own;  // (left empty where there is nothing to copy: no cost)
-                if (apart) copy_own = [&] { assisted_copy(dest, source, bytes); };
+                if (apart) copy_own = [&] { p2p_.alongside(bytes, [&] { std::memcpy(dest, source, bytes); }); };
                 if (bytes <= p2p_bcast_max) p2p_.broadcast(c, dest, bytes, root, from, copy_own);
                 else
                     run_collective(
@@ -638,21 +638,18 @@ class mpi_transport final : public transport {
         p2p_.wait_all(&r, 1, what);  // serves requests meanwhile (backoff::pause calls progress())
     }
 
-    // memcpy while a transfer of this PE is under way: the progress thread polls MPI without
-    // pause for the copy's length (osc/ucx and MPI's point-to-point over TCP move data only
-    // inside MPI calls), so that the transfer and the copy overlap on two cores. Copies of less
-    // than assist_min bytes are too short to wake it for.
-    void assisted_copy(void* dest, const void* source, size_t bytes) {
-        if (bytes < assist_min || !thread_.joinable()) {
-            std::memcpy(dest, source, bytes);
+    // p2p_collectives::alongside's call for help: the progress thread polls MPI without pause
+    // while on (progress_loop), woken from its nap if it is in one.
+    void help(bool on) {
+        if (!thread_.joinable()) return;  // (none yet: before ishmem_init's last barrier)
+        if (!on) {
+            helping_.fetch_sub(1);
             return;
         }
         if (helping_.fetch_add(1) == 0 && napping_.load()) {
             std::lock_guard<std::mutex> l(nap_mu_);
             nap_cv_.notify_one();
         }
-        std::memcpy(dest, source, bytes);
-        helping_.fetch_sub(1);
     }
 
     // f() (one MPI call) with the MPI lock held.
@@ -757,7 +754,7 @@ class mpi_transport final : public transport {
                 sched_yield();
                 continue;
             }
-            // A nap that assisted_copy ends early: napping_ is set before helping_ is read, and
+            // A nap that help() ends early: napping_ is set before helping_ is read, and
             // helping_ raised before napping_ is read (both sequentially consistent), so one of the
             // two threads sees the other.
             std::unique_lock<std::mutex> l(nap_mu_);
@@ -797,7 +794,7 @@ class mpi_transport final : public transport {
     std::mutex completing_;  // one complete_posts at a time
 
     std::mutex mpi_lock_;  // one thread at a time in MPI (see the top of this file)
-    mpi::p2p_collectives p2p_{mpi_lock_};
+    mpi::p2p_collectives p2p_{mpi_lock_, [this](bool on) { help(on); }};
     std::vector<size_t> collect_largest_ = std::vector<size_t>(team_slots_max, 0);  // by team slot
     am_message inbox_{};
     MPI_Request inbox_req_ = MPI_REQUEST_NULL;
@@ -805,8 +802,7 @@ class mpi_transport final : public transport {
     std::atomic<bool> stop_{false};
     long max_sleep_us_;
     std::thread thread_;
-    // assisted_copy's call on the progress thread: copies under way, and the thread's nap.
-    static constexpr size_t assist_min = size_t{128} << 10;
+    // help()'s calls on the progress thread: local work under way, and the thread's nap.
     std::atomic<int> helping_{0};
     std::atomic<bool> napping_{false};
     std::mutex nap_mu_;
