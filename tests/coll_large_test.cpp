@@ -89,19 +89,22 @@ TEST(CollLarge, ReductionsOverTheChunkedPath) {
     }
 }
 
-// Inclusive and exclusive scans of `big` int64 (the chunked path: each PE scans one chunk over all
+// Inclusive and exclusive scans of `big` and 2 * `big` int64 (the chunked path: each PE scans one chunk over all
 // PEs and writes it into every PE's dest), out of place, in place and on a queue, over the world
 // and the strided team; every element checked, and PEs outside the team keep their dest.
 TEST(CollLarge, ScansOverTheChunkedPath) {
-    sym_array<int64_t> src(big), dst(big);
+    sym_array<int64_t> src(2 * big), dst(2 * big);
     ASSERT_TRUE(src && dst);
     const int me_world = ishmem_my_pe();
     constexpr int64_t untouched = -77;
     for (ishmem_team_t team : {ISHMEM_TEAM_WORLD, strided_test_team()}) {
         const int me = ishmem_team_my_pe(team);
-        for (int pass = 0; pass < 6; ++pass) {  // inclusive: pass < 3; 0/3 out of place, 1/4 in place, 2/5 on a queue
-            const bool inclusive = pass < 3, in_place = pass % 3 == 1;
-            for (std::size_t i = 0; i < big; ++i) {
+        for (int pass = 0; pass < 12; ++pass) {  // inclusive: pass % 6 < 3; 0/3 out of place, 1/4 in place, 2/5 on a queue
+            // big, then twice as many (over 512 KiB: across nodes the first member fills its dest
+            // while its sum goes on, with the progress thread polling MPI)
+            const std::size_t n = pass < 6 ? big : 2 * big;
+            const bool inclusive = pass % 6 < 3, in_place = pass % 3 == 1;
+            for (std::size_t i = 0; i < n; ++i) {
                 src[i] = operand(me_world, i);
                 dst[i] = untouched;
             }
@@ -111,17 +114,17 @@ TEST(CollLarge, ScansOverTheChunkedPath) {
                 if (pass % 3 == 2) {
                     int ret = -1;
                     ishmem::queue& q = ishmem_testing::test_queue();
-                    (inclusive ? ishmemx_int64_sum_inscan_on_queue(team, out, src.get(), big, &ret, q)
-                               : ishmemx_int64_sum_exscan_on_queue(team, out, src.get(), big, &ret, q))
+                    (inclusive ? ishmemx_int64_sum_inscan_on_queue(team, out, src.get(), n, &ret, q)
+                               : ishmemx_int64_sum_exscan_on_queue(team, out, src.get(), n, &ret, q))
                         .wait();
                     EXPECT_EQ(ret, 0);
                 } else {
-                    EXPECT_EQ(inclusive ? ishmem_int64_sum_inscan(team, out, src.get(), big)
-                                        : ishmem_int64_sum_exscan(team, out, src.get(), big),
+                    EXPECT_EQ(inclusive ? ishmem_int64_sum_inscan(team, out, src.get(), n)
+                                        : ishmem_int64_sum_exscan(team, out, src.get(), n),
                               0);
                 }
                 std::size_t bad = 0;
-                for (std::size_t i = 0; i < big; ++i) {
+                for (std::size_t i = 0; i < n; ++i) {
                     int64_t want = 0;
                     for (int j = 0; j < me + (inclusive ? 1 : 0); ++j)
                         want += operand(ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD), i);
@@ -132,7 +135,7 @@ TEST(CollLarge, ScansOverTheChunkedPath) {
                 EXPECT_EQ(bad, 0u);
             } else {
                 std::size_t touched = 0;
-                for (std::size_t i = 0; i < big; ++i) touched += dst[i] != untouched || src[i] != operand(me_world, i);
+                for (std::size_t i = 0; i < n; ++i) touched += dst[i] != untouched || src[i] != operand(me_world, i);
                 EXPECT_EQ(touched, 0u) << "PE " << me_world << " is outside the team, yet its buffers changed";
             }
             ishmem_barrier_all();

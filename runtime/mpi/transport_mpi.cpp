@@ -745,9 +745,16 @@ class mpi_transport final : public transport {
         unsigned idle = 0;
         long sleep_us = 1;
         while (!stop_.load(std::memory_order_acquire)) {
-            if (serve() || helping_.load(std::memory_order_relaxed) > 0) {  // (serve's MPI_Test drives MPI)
+            if (serve()) {
                 idle = 0;
                 sleep_us = 1;
+                continue;
+            }
+            if (helping_.load(std::memory_order_relaxed) > 0) {
+                // Poll through the help (serve's MPI_Test drives MPI), then nap again as before:
+                // polling on would contend for the MPI lock with the wait that follows the help.
+                while (helping_.load(std::memory_order_relaxed) > 0 && !serve()) {
+                }
                 continue;
             }
             if (++idle < 256 || max_sleep_us_ == 0) {
