@@ -61,8 +61,9 @@ class p2p_collectives {
     void alltoall(MPI_Comm c, void* dest, const void* source, size_t bytes);
     // On n that is not a power of two the first 2 * (n - 2^k) members fold in pairs first, and the
     // folded ones get the result at the end. Recursive doubling on 2 members up to
-    // pair_halving_min bytes or on any up to halving_min bytes, else Rabenseifner's reduce-scatter by recursive halving and allgather by recursive
-    // doubling; above ring_min on n that is not a power of two, a ring (ring_allreduce).
+    // pair_halving_min bytes or on any up to halving_min bytes, else Rabenseifner's
+    // reduce-scatter by recursive halving and allgather by recursive doubling; above ring_min on
+    // n that is not a power of two, a ring (ring_allreduce).
     // Partners compute (lower member's values) op (higher member's), and every element's result
     // is computed once or alike on both partners, so every member ends with the same bits.
     void allreduce(MPI_Comm c, MPI_Datatype type, MPI_Op op, void* dest, const void* source, size_t bytes, int count);
