@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ishmem/impl/sync.h"
+#include "ishmem/impl/teams.h"
 #include "mpi_check.h"
 
 namespace ishmemi::mpi {
@@ -221,7 +222,7 @@ p2p_collectives::collected p2p_collectives::collect_pair(MPI_Comm c, int rank, v
     const bool meets = bytes && theirs && mine < place + theirs && place < mine + bytes;
     char* into = meets ? work.get(theirs) : place;
     // My block into its place while the messages go, unless that place holds part of my source.
-    const bool own_now = bytes >= copy_early_min && own != mine && (own + bytes <= mine || mine + bytes <= own);
+    const bool own_now = bytes >= copy_early_min && own != mine && !overlap_partly(own, mine, bytes);
     std::function<void()> copy_own;  // (left empty for small blocks: no cost)
     if (own_now) copy_own = [&] { alongside(bytes, [&] { std::memcpy(own, mine, bytes); }); };
     take(&msg, into, theirs, peer, c, sent, ns, copy_own);

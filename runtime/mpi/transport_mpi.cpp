@@ -385,7 +385,7 @@ class mpi_transport final : public transport {
             case coll_broadcast: {
                 // A root that keeps source apart from dest sends from source and copies it into its
                 // dest while the data goes, with the progress thread driving MPI meanwhile.
-                const bool apart = rank == root && dest != source && !overlaps(dest, bytes, source, bytes);
+                const bool apart = rank == root && dest != source && !overlap_partly(dest, source, bytes);
                 if (rank == root && dest != source && !apart) memmove(dest, source, bytes);
                 const void* from = apart ? source : dest;
                 std::function<void()> copy_own;  // (left empty where there is nothing to copy: no cost)
