@@ -243,13 +243,15 @@ TEST(CollLarge, CollectOfVeryUnequalBlocks) {
     }
 }
 
-// Collects of blocks around the sizes that go as several messages across nodes (32 KiB pieces,
-// up to 4 of them: a block's first message tells its length by its tag), each member's different
-// in each round: exact multiples of a piece, one byte over, one over the pieces' reach, and an
-// empty block among them. World and strided team; every byte and the bytes past the end checked.
+// Collects of blocks around the sizes that go as several messages across nodes (above 60 KiB,
+// 32 KiB pieces, up to 4 of them, after a message with the length), each member's different in
+// each round: exact multiples of a piece, one byte over, the largest whole message and one byte
+// over it, one over the pieces' reach, and an empty block among them. World and strided team;
+// every byte and the bytes past the end checked.
 TEST(CollLarge, CollectOfBlocksInPieces) {
-    constexpr std::size_t piece = 32768;
-    const std::size_t sizes[] = {piece, piece + 1, 2 * piece, 3 * piece + 5, 4 * piece, 4 * piece + 1, 0, 100};
+    constexpr std::size_t piece = 32768, whole = 61440;
+    const std::size_t sizes[] = {piece,     piece + 1, whole,         whole + 1, 2 * piece,
+                                 3 * piece + 5, 4 * piece, 4 * piece + 1, 0,         100};
     constexpr int nsizes = sizeof sizes / sizeof sizes[0];
     const int me_world = ishmem_my_pe(), npes = ishmem_n_pes();
     const std::size_t most = 4 * piece + 1, room = most * static_cast<std::size_t>(npes) + 64;
@@ -310,6 +312,42 @@ TEST(CollLarge, BigCopiesInWorkGroups) {
         for (std::size_t i = 0; i < bytes; ++i)
             if (dst[pe * bytes + i] != static_cast<unsigned char>(i * 31 + pe * 7)) ++bad;
     EXPECT_EQ(bad, 0u) << "fcollectmem of 1 MiB per PE";
+    ishmem_barrier_all();
+}
+
+// Large broadcasts one after another into the same dest, from every root in turn, with no
+// barrier between them (across nodes: the node steps and the leaders' broadcast, whose roles
+// change with the root, in a row). The source changes between calls, as a root may change it
+// once its call returns.
+TEST(CollLarge, LargeBroadcastsInARowFromEveryRoot) {
+    constexpr std::size_t most = (std::size_t{1} << 20) + 5;
+    const int me_world = ishmem_my_pe();
+    sym_array<unsigned char> src(most), dst(most + 64);
+    ASSERT_TRUE(src && dst);
+    auto byte_of = [](int pe, std::size_t i, int call) {
+        return static_cast<unsigned char>((i >> 12) * 7 + i * 3 + static_cast<std::size_t>(pe) * 53 + static_cast<std::size_t>(call) * 29);
+    };
+    for (ishmem_team_t team : {ISHMEM_TEAM_WORLD, strided_test_team()}) {
+        const int me = ishmem_team_my_pe(team), n = ishmem_team_n_pes(team);
+        std::memset(dst.get(), 0xee, most + 64);
+        ishmem_barrier_all();
+        if (me < 0) continue;
+        int call = 0;
+        for (std::size_t bytes : {std::size_t{512} << 10, std::size_t{700001}, most}) {
+            for (int root = 0; root < n; ++root, ++call) {
+                for (std::size_t i = 0; i < bytes; ++i) src[i] = byte_of(me_world, i, call);
+                EXPECT_EQ(ishmem_broadcastmem(team, dst.get(), src.get(), bytes, root), 0);
+                const int from = ishmem_team_translate_pe(team, root, ISHMEM_TEAM_WORLD);
+                std::size_t bad = 0, first = 0;
+                for (std::size_t i = 0; i < bytes; ++i)
+                    if (dst[i] != byte_of(from, i, call) && bad++ == 0) first = i;
+                for (std::size_t i = most; i < most + 64; ++i)
+                    if (dst[i] != 0xee && bad++ == 0) first = i;
+                EXPECT_EQ(bad, 0u) << "broadcastmem " << call << " of " << bytes << " bytes from team PE " << root
+                                   << " over a team of " << n << ": first bad byte " << first;
+            }
+        }
+    }
     ishmem_barrier_all();
 }
 

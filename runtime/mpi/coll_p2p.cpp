@@ -86,7 +86,7 @@ void p2p_collectives::send(const void* buf, size_t bytes, int to, MPI_Comm c, MP
 }
 
 int p2p_collectives::pieces(size_t bytes) {
-    return bytes > piece_bytes && bytes <= pieces_max * piece_bytes ? static_cast<int>((bytes + piece_bytes - 1) / piece_bytes) : 1;
+    return bytes > whole_max && bytes <= pieces_max * piece_bytes ? static_cast<int>((bytes + piece_bytes - 1) / piece_bytes) : 1;
 }
 
 void p2p_collectives::recv_pieces(void* buf, size_t bytes, int from, MPI_Comm c, MPI_Request* r) {
