@@ -56,6 +56,9 @@ struct options : bench::options {
     // MPI_Ibcast, ...), the form ishmem's MPI transport calls across nodes: tells the cost of the
     // non-blocking algorithms from that of ishmem's own wait loop.
     bool mpi_nb = false;
+    // --mpi-on-heap: the MPI peer's buffers are symmetric too (ishmem_malloc) instead of private
+    // memory: tells the cost of the memory (the heap is a shared mapping) from that of the library.
+    bool mpi_on_heap = false;
     // --ops: the ops to run (names as in the CSV; "barriers" or any barrier's name runs all three);
     // empty: every op.
     std::vector<std::string> ops;
@@ -69,7 +72,7 @@ struct options : bench::options {
 
 void usage(const char* argv0) {
     fprintf(stderr,
-            "usage: mpirun -n P %s [--quick] [--csv FILE] [--sizes LIST] [--batches N] [--batch-ms MS] [--mpi-nb] [--ops LIST]\n"
+            "usage: mpirun -n P %s [--quick] [--csv FILE] [--sizes LIST] [--batches N] [--batch-ms MS] [--mpi-nb] [--mpi-on-heap] [--ops LIST]\n"
             "  Every ishmem collective on the world team next to Open MPI's equivalent, on all P processes.\n"
             "  --quick          few, short batches and three small sizes (a smoke test; numbers are rough)\n"
             "  --csv FILE       also write the CSV lines to FILE\n"
@@ -78,6 +81,7 @@ void usage(const char* argv0) {
             "  --batches N      rounds per point, one batch of each variant (default 31, quick 3)\n"
             "  --batch-ms MS    target duration of one batch in ms (default 5, quick 0.2)\n"
             "  --mpi-nb         the MPI peer is each collective's non-blocking form + MPI_Wait\n"
+            "  --mpi-on-heap    the MPI peer's buffers come from ishmem_malloc too (the same kind of memory)\n"
             "  --ops LIST       only these ops, comma-separated, named as in the CSV (e.g. int64_sum_inscan;\n"
             "                   barrier_all, team_sync or sync_all runs the three barriers)\n",
             argv0);
@@ -117,6 +121,7 @@ options parse(int argc, char** argv) {
     options o;
     bench::parse_options(o, argc, argv, [&](const std::string& a, int& i) {
         if (a == "--mpi-nb") return o.mpi_nb = true;
+        if (a == "--mpi-on-heap") return o.mpi_on_heap = true;
         if (a == "--ops" && i + 1 < argc) {
             for (const std::string& op : split_commas(argv[++i]))
                 if (!op.empty()) o.ops.push_back(op);
@@ -446,9 +451,10 @@ void summarize(const coll_bench& b, const options& o, double load_before, double
     const double load_after = bench::load_average();
     printf("\n# summary: %s run on %d PEs (%ld CPUs%s), %d rounds of ~%.1f ms batches per variant, %.1f s; "
            "times: medians of the slowest PE's time per call; ratios ishmem/MPI: medians of the ratios within a "
-           "round [quartiles]; peer %s\n",
+           "round [quartiles]; peer %s%s\n",
            o.quick ? "quick (rough numbers)" : "full", b.npes_, cpus, b.npes_ > cpus ? ", oversubscribed" : "",
-           o.batches, o.batch_us / 1000.0, seconds, bench::mpi_version().c_str());
+           o.batches, o.batch_us / 1000.0, seconds, bench::mpi_version().c_str(),
+           o.mpi_on_heap ? ", its buffers on the symmetric heap (--mpi-on-heap)" : "");
     printf("# load average %.2f before, %.2f after%s\n", load_before, load_after,
            bench::load_note(load_before, load_after, cpus));
     if (bench::g_layout.spans())
@@ -531,8 +537,9 @@ int main(int argc, char** argv) {
                  "ishmem_malloc of 2 x %zu bytes failed: raise ISHMEM_SYMMETRIC_SIZE or give smaller --sizes", cap);
         die(buf);
     }
-    auto* mpi_src = static_cast<unsigned char*>(aligned_alloc(4096, (cap + 4095) / 4096 * 4096));
-    auto* mpi_dst = static_cast<unsigned char*>(aligned_alloc(4096, (cap + 4095) / 4096 * 4096));
+    const size_t mpi_cap = (cap + 4095) / 4096 * 4096;
+    auto* mpi_src = static_cast<unsigned char*>(o.mpi_on_heap ? ishmem_align(4096, mpi_cap) : aligned_alloc(4096, mpi_cap));
+    auto* mpi_dst = static_cast<unsigned char*>(o.mpi_on_heap ? ishmem_align(4096, mpi_cap) : aligned_alloc(4096, mpi_cap));
     if (!mpi_src || !mpi_dst) die("out of memory");
     // Every PE touches its own memory first, so that no page fault lands in a measurement.
     memset(sym_src, 0, cap);
@@ -890,8 +897,13 @@ int main(int argc, char** argv) {
     ishmem_free(bar);
     ishmem_free(sym_dst);
     ishmem_free(sym_src);
-    free(mpi_src);
-    free(mpi_dst);
+    if (o.mpi_on_heap) {
+        ishmem_free(mpi_dst);
+        ishmem_free(mpi_src);
+    } else {
+        free(mpi_src);
+        free(mpi_dst);
+    }
     ishmem_finalize();
     MPI_Finalize();
     return status;
