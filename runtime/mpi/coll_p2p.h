@@ -80,7 +80,7 @@ class p2p_collectives {
     // A message of up to whole_max bytes goes whole: it fits Open MPI's TCP eager limit (64 KiB)
     // with its headers. A larger one, up to pieces_max * piece_bytes, goes in pieces of
     // piece_bytes, each eager, with no rendezvous round trip. (Between namespaces over TCP, 40-56
-    // KiB whole instead of as 32 KiB + the rest: one-way collectives 1.35-1.76 -> 1.04-1.29 of
+    // KiB whole instead of as 32 KiB + the rest: one-way collectives 1.34-1.76 -> 1.03-1.29 of
     // MPI's, collects on two 1.3 -> 0.9; pieces of 8 or 16 KiB lost everywhere, stop 37.)
     static constexpr size_t whole_max = size_t{60} << 10, piece_bytes = size_t{32} << 10;
     static constexpr int pieces_max = 4;
