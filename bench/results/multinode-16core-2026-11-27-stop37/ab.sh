@@ -11,11 +11,7 @@ t0=$(date +%s); el() { echo $(( $(date +%s)-t0 )); }; left() { echo $(( LIMIT - 
 fin() { tar czf $OUT/r37-$plan.tgz -C build-host ${RDIR:-r37-$plan}; }
 trap fin EXIT
 echo "call at $(date -u +%T): $(nproc) cores" | tee -a $R/calls.log
-if ! command -v ip >/dev/null; then
-  mkdir -p /tmp/iproute/wrap && for f in .deps/debs/*.deb; do dpkg -x "$f" /tmp/iproute; done
-  printf '#!/bin/sh\nexec /lib64/ld-linux-x86-64.so.2 --library-path /tmp/iproute/lib/x86_64-linux-gnu:/tmp/iproute/usr/lib/x86_64-linux-gnu /tmp/iproute/bin/ip "$@"\n' > /tmp/iproute/wrap/ip
-  chmod +x /tmp/iproute/wrap/ip; export PATH=/tmp/iproute/wrap:$PATH
-fi
+. bench/multinode/ip_from_debs.sh  # `ip` where iproute2 is missing
 if [ ! -f $R/built ]; then
   cmake -S . -B build-host -DCMAKE_BUILD_TYPE=RelWithDebInfo -DISHMEM_ENABLE_CUDA=OFF -DISHMEM_BUILD_BENCH=ON \
     -DISHMEM_BUILD_DOCS=OFF -DISHMEM_BUILD_TESTS=OFF > $R/cfg.log 2>&1 &&
