@@ -1,5 +1,5 @@
 // Collectives on arrays large enough for the chunked reductions and scans (ISHMEM_REDUCE_SCATTER_MIN,
-// 64 KiB by default, on 2 or more PEs) and for the copies to be split across a work-group's threads in many
+// 1 KiB by default, on 2 or more PEs) and for the copies to be split across a work-group's threads in many
 // pieces; in place and not, on the world team and a strided team.
 #include <gtest/gtest.h>
 #include <ishmem.h>

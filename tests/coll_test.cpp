@@ -693,10 +693,11 @@ TEST(Coll, InclusiveAndExclusiveScans) {
     team_set ts;
     ASSERT_TRUE(ts.ok());
     for (const team_info& t : ts.all()) {
-        // 128 ints fill one eager piece, 256 are the most that pass along the chain by default
-        // (ISHMEM_SCAN_CHAIN_MAX=1K)
+        // 128 ints fill one eager piece, 512 are the most that pass along the chain by default
+        // (ISHMEM_SCAN_CHAIN_MAX=2K); past that, and from 256 (1 KiB) where nothing chains, the
+        // chunked form (ISHMEM_REDUCE_SCATTER_MIN=1K)
         for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{6}, std::size_t{129}, std::size_t{256}, std::size_t{257},
-                              std::size_t{2000}}) {
+                              std::size_t{512}, std::size_t{513}, std::size_t{2000}}) {
             check_scan<int>(t, true, n, "ishmem_int_sum_inscan(team)", [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
                 return ishmem_int_sum_inscan(team, d, s, m);
             });
@@ -766,13 +767,13 @@ TEST(Coll, SmallBroadcastsAndScansInARow) {
     ishmem_free(src);
 }
 
-// Scans in a row across the piece size of the chain (64 longs), up to its default limit (128 longs,
-// ISHMEM_SCAN_CHAIN_MAX=1K) and past it, with no barrier between them, every third one in place (dest is source):
+// Scans in a row across the piece size of the chain (64 longs), up to its default limit (256 longs,
+// ISHMEM_SCAN_CHAIN_MAX=2K) and past it, with no barrier between them, every third one in place (dest is source):
 // chained scans in pieces and the other forms follow each other on the same team.
 TEST(Coll, ScansInPiecesInARow) {
     const world w;
     constexpr int calls = 24;
-    constexpr std::size_t sizes[] = {64, 65, 300, 128, 129, 1};
+    constexpr std::size_t sizes[] = {64, 65, 300, 256, 257, 1};
     constexpr std::size_t most = 300;
     auto* src = static_cast<long*>(ishmem_malloc(calls * most * sizeof(long)));
     auto* in = static_cast<long*>(ishmem_malloc(calls * most * sizeof(long)));

@@ -19,10 +19,10 @@ extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{64} << 10, size_t{32} << 10, size_t{16} << 10, size_t{256} << 10, size_t{256} << 10, size_t{256} << 10, size_t{4} << 10, size_t{1} << 20, true, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
-size_t reduce_scatter_min = 65536;
+config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 1024, size_t{64} << 10, size_t{32} << 10, size_t{16} << 10, size_t{256} << 10, size_t{256} << 10, size_t{256} << 10, size_t{4} << 10, size_t{1} << 20, true, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
+size_t reduce_scatter_min = 1024;
 int chain_min = 2;
-size_t scan_chain_max = 1024;
+size_t scan_chain_max = 2048;
 unsigned spin_limit = 4;
 unsigned wait_spin_limit = 4096;
 

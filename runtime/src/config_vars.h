@@ -27,7 +27,7 @@ inline constexpr config_var config_vars[] = {
     {"ISHMEM_BARRIER_SPINS", "auto",
      "Polls of a collective's wait loop (barriers, flag exchanges) before it starts yielding the "
      "core; auto: 1024 when every PE of the node has a core, 0 (yield at once) when there are more PEs than cores."},
-    {"ISHMEM_REDUCE_SCATTER_MIN", "65536",
+    {"ISHMEM_REDUCE_SCATTER_MIN", "1K",
      "Bytes (nreduce or nelems times the element size) from which reductions and scans over 2 or more "
      "PEs are chunked: each PE reduces or scans one chunk over all PEs and writes it into every PE's dest."},
     {"ISHMEM_BACKEND", "auto",
@@ -38,10 +38,10 @@ inline constexpr config_var config_vars[] = {
      "Host backend: team size from which scans and broadcasts of at most 512 bytes (on teams of at most 8 "
      "PEs) pass along a chain of the members, one message in and one out per PE, so that calls in a row "
      "overlap; smaller teams send each message straight to every member that needs it (one step)."},
-    {"ISHMEM_SCAN_CHAIN_MAX", "1K",
+    {"ISHMEM_SCAN_CHAIN_MAX", "2K",
      "Host backend: bytes (nelems times the element size) up to which scans on teams of ISHMEM_CHAIN_MIN "
-     "to 8 PEs pass along the chain, in pieces of 512 bytes, one message each; larger scans wait for "
-     "the members below and read their sources. 512 or less: only scans of one piece chain."},
+     "to 8 PEs pass along the chain, in pieces of 512 bytes, one message each; larger scans take the "
+     "other forms (chunked from ISHMEM_REDUCE_SCATTER_MIN). 512 or less: only scans of one piece chain."},
     {"ISHMEM_GPU_COLL_BLOCK_BYTES", "64K",
      "CUDA backend: bytes each PE moves per block of the library's collective kernels (the host-called "
      "and _on_queue collectives on the GPU heap): a larger call gets more blocks, up to one per SM."},

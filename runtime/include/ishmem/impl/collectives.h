@@ -29,6 +29,7 @@
 #include "ishmem/impl/ordering.h"
 #include "ishmem/impl/queue.h"
 #include "ishmem/impl/rma.h"
+#include "ishmem/impl/short_copy.h"
 #include "ishmem/impl/sync.h"
 #include "ishmem/impl/teams.h"
 #include "ishmem/impl/transport.h"
@@ -153,8 +154,18 @@ class exchange {
 
 // An eager collective: each message of at most eager_bytes goes into an inbox of its reader (see
 // eager_box), and the sender goes on without waiting for the reader, as MPI's eager protocol does.
-// A sender waits only when the reader is eager_depth operations behind. All members count the team's eager
+// A sender waits only when the reader is eager_depth operations behind, and then until it has
+// eager_credit inboxes free, so that it reads the reader's word (and takes that line from the
+// reader's core) at most once every eager_credit operations. All members count the team's eager
 // operations alike, since all decide alike whether a call is eager (usable()).
+//
+// Streams (stream = true): in the scans' chain a member takes one message from the same member in
+// every call, and the sender runs ahead. There the reader fetches its next inbox while it works on this
+// one, and the sender takes its next inbox at the reader for writing as soon as the reader is done
+// with it, so that in the next call neither waits for a line to come from the other's core. Where
+// the members wait for each other in every call (reductions, collects, alltoall) the next message
+// is not written yet when these would run, and the early fetches measured slower; so did they in
+// the broadcasts' chain at 64 B (stop 38).
 class eager {
   public:
     eager(ishmem_team_t team, const char* routine)
@@ -164,31 +175,35 @@ class eager {
     }
     const team_t& team() const { return t_; }
     // The message carries its size, and its data when that fits (only collect sends more).
-    void send(int to, const void* data, size_t bytes) const {
+    void send(int to, const void* data, size_t bytes, bool stream = false) const {
         const int pe = t_.world_pe(to);
         if (op_ > eager_depth && t_.eager_done_seen[to] < op_ - eager_depth) {
             uint64_t* done = &team_slot_of(pe, team_)->eager_done;
-            wait_at_least(done, op_ - eager_depth, pe, routine_);
+            wait_at_least(done, op_ - eager_depth + (eager_credit - 1), pe, routine_);
             // acquire: the reader's reads of every operation up to this value are over
             t_.eager_done_seen[to] = __atomic_load_n(done, __ATOMIC_ACQUIRE);
         }
         eager_box* box = eager_inbox(pe, team_, op_, t_.my_index);
         box->bytes = bytes;
-        if (bytes && bytes <= eager_bytes) std::memcpy(box->payload(bytes), data, bytes);
+        if (bytes <= eager_box::head_bytes) move_short(box->head, data, bytes);
+        else if (bytes <= eager_bytes) std::memcpy(box->data, data, bytes);
         __atomic_store_n(&box->seq, op_, __ATOMIC_RELEASE);
+        if (stream && t_.eager_done_seen[to] + eager_depth > op_)  // the next inbox is free
+            fetch_lines(eager_inbox(pe, team_, op_ + 1, t_.my_index), bytes, true);
     }
     void send_to_others(const void* data, size_t bytes) const {
         for (int j = 0; j < t_.size; ++j)
             if (j != t_.my_index) send(j, data, bytes);
     }
     // Member from's message in this operation; valid until finish().
-    const void* receive(int from) const {
-        const eager_box* box = receive_box(from);
+    const void* receive(int from, bool stream = false) const {
+        const eager_box* box = receive_box(from, stream);
         return box->payload(box->bytes);
     }
-    const eager_box* receive_box(int from) const {
+    const eager_box* receive_box(int from, bool stream = false) const {
         eager_box* box = eager_inbox(state.my_pe, team_, op_, from);
         wait_at_least(&box->seq, op_, t_.world_pe(from), routine_);
+        if (stream) fetch_lines(eager_inbox(state.my_pe, team_, op_ + 1, from), box->bytes, false);
         return box;
     }
     void finish() const { finish(team_, op_); }
@@ -198,6 +213,20 @@ class eager {
     }
 
   private:
+    // Prefetches the lines of an inbox that a message of `bytes` uses.
+    static void fetch_lines(const eager_box* box, size_t bytes, bool for_write) {
+        auto fetch = [for_write](const void* line) {
+            if (!for_write) return __builtin_prefetch(line);
+#if defined(__x86_64__) || defined(__i386__)
+            asm volatile("prefetchw %0" : : "m"(*static_cast<const char*>(line)));  // GCC emits it only with -mprfchw
+#else
+            __builtin_prefetch(line, 1);
+#endif
+        };
+        fetch(box);
+        if (bytes > eager_box::head_bytes && bytes <= eager_bytes)
+            for (size_t off = 0; off < bytes; off += 64) fetch(box->data + off);
+    }
     team_t& t_;  // its eager_done_seen changes as the sends go
     ishmem_team_t team_;
     uint64_t op_;
@@ -355,7 +384,7 @@ int broadcast(const W& w, ishmem_team_t team, T* dest, const T* source, size_t n
             const int n = t.size, at = (t.my_index - root + n) % n;  // my place along the chain
             const void* data = at == 0 ? source : ea.receive((t.my_index + n - 1) % n);
             if (at + 1 < n) ea.send((t.my_index + 1) % n, data, nelems * sizeof(T));
-            if (dest != data) std::memmove(dest, data, nelems * sizeof(T));
+            if (dest != data) move_bytes(dest, data, nelems * sizeof(T));
             ea.finish();
         });
         return 0;
@@ -366,9 +395,9 @@ int broadcast(const W& w, ishmem_team_t team, T* dest, const T* source, size_t n
             const team_t& t = ea.team();
             if (t.my_index == root) {
                 ea.send_to_others(source, nelems * sizeof(T));
-                if (dest != source) std::memmove(dest, source, nelems * sizeof(T));
+                if (dest != source) move_bytes(dest, source, nelems * sizeof(T));
             } else {
-                std::memcpy(dest, ea.receive(root), nelems * sizeof(T));
+                move_bytes(dest, ea.receive(root), nelems * sizeof(T));
             }
             ea.finish();
         });
@@ -508,12 +537,12 @@ int reduce(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nred
             ea.send_to_others(source, nreduce * sizeof(T));
             T out[eager_bytes / sizeof(T) + 1];
             auto from = [&](int j) { return j == t.my_index ? source : static_cast<const T*>(ea.receive(j)); };
-            std::memcpy(out, from(0), nreduce * sizeof(T));
+            move_bytes(out, from(0), nreduce * sizeof(T));
             for (int j = 1; j < t.size; ++j) {  // a loop without a branch in it: the compiler vectorizes it
                 const T* s = from(j);
                 for (size_t i = 0; i < nreduce; ++i) out[i] = combine<Op>(out[i], s[i]);
             }
-            std::memcpy(dest, out, nreduce * sizeof(T));
+            move_bytes(dest, out, nreduce * sizeof(T));
             ea.finish();
         });
         return 0;
@@ -548,21 +577,32 @@ int scan(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems
         // and passes the result on to i + 1. One message in and one out per member, so that calls
         // in a row overlap along the chain, as MPI's scans do. A scan of more than an inbox holds
         // goes along the chain in pieces, one eager operation each (every member cuts alike).
+        // Member 0 sends its source as it is; the others read the sum below them in the inbox
+        // (valid until finish) and send the sum up to them from a local array. A call of a few
+        // words costs a few tens of ns here, so nothing is copied or zeroed that need not be.
         leader(w, [&] {
             constexpr size_t per = eager_bytes / sizeof(T);
-            T below[per + 1], upto[per + 1];
+            T upto[per + 1];
             size_t lo = 0;
             do {
                 const size_t m = std::min(per, nelems - lo), bytes = m * sizeof(T);
                 eager ea(team, routine);
                 const team_t& t = ea.team();
-                if (t.my_index > 0)
-                    std::memcpy(below, ea.receive(t.my_index - 1), bytes);
-                else
-                    std::fill_n(below, m, T{});  // only what is used: a small call costs tens of ns
-                for (size_t i = 0; i < m; ++i) upto[i] = t.my_index > 0 ? combine<op_sum>(below[i], source[lo + i]) : source[lo + i];
-                if (t.my_index + 1 < t.size) ea.send(t.my_index + 1, upto, bytes);
-                std::memcpy(dest + lo, inclusive ? upto : below, bytes);
+                const bool first = t.my_index == 0, last = t.my_index + 1 == t.size;
+                const T* below = first ? nullptr : static_cast<const T*>(ea.receive(t.my_index - 1, true));
+                const T* sum = source + lo;  // the sum up to and with me
+                if (!first && (inclusive || !last)) {
+                    for (size_t i = 0; i < m; ++i) upto[i] = combine<op_sum>(below[i], source[lo + i]);
+                    sum = upto;
+                }
+                if (!last) ea.send(t.my_index + 1, sum, bytes, true);  // before dest: in place, dest is source
+                if (inclusive) {
+                    if (dest + lo != sum) move_bytes(dest + lo, sum, bytes);
+                } else if (first) {
+                    zero_bytes(dest + lo, bytes);
+                } else {
+                    move_bytes(dest + lo, below, bytes);
+                }
                 ea.finish();
                 lo += m;
             } while (lo < nelems);

@@ -69,6 +69,9 @@ inline constexpr int team_slots_max = static_cast<int>(internal_sync_size / size
 inline constexpr int eager_slots = 160;
 inline constexpr size_t eager_bytes = 512;
 inline constexpr uint64_t eager_depth = 8;
+// Inboxes a sender that had to wait for its reader waits to have free (see class eager).
+inline constexpr uint64_t eager_credit = 4;
+static_assert(eager_credit >= 1 && eager_credit <= eager_depth);
 struct eager_box {
     static constexpr size_t head_bytes = 48;
     alignas(64) uint64_t seq;  // the eager operation whose message the data holds
