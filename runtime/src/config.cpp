@@ -19,7 +19,7 @@ extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 1024, size_t{64} << 10, size_t{32} << 10, size_t{16} << 10, size_t{256} << 10, size_t{256} << 10, size_t{256} << 10, size_t{4} << 10, size_t{1} << 20, true, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
+config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, size_t{64} << 10, size_t{32} << 10, size_t{16} << 10, size_t{256} << 10, size_t{256} << 10, size_t{256} << 10, size_t{4} << 10, size_t{1} << 20, true, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
 size_t reduce_scatter_min = 1024;
 int chain_min = 2;
 size_t scan_chain_max = 2048;
@@ -130,9 +130,8 @@ void load_config(bool warn_unknown) {
     wait_spin_limit = config.wait_spins;
 
     const char* rs_text = value_of("ISHMEM_REDUCE_SCATTER_MIN");
-    if (!parse_size(rs_text, &config.reduce_scatter_min))
+    if (!parse_size(rs_text, &reduce_scatter_min))
         fatal(routine, "ISHMEM_REDUCE_SCATTER_MIN=%s is not a byte count (a number, optionally with K, M or G)", rs_text);
-    reduce_scatter_min = config.reduce_scatter_min;
     const char* chain_text = value_of("ISHMEM_CHAIN_MIN");
     if (!parse_long(chain_text, 2, 1 << 20, &v))
         fatal(routine, "ISHMEM_CHAIN_MIN=%s is not an integer of 2 or more", chain_text);

@@ -13,7 +13,6 @@ struct config_t {
     int teams_max;               // ISHMEM_TEAMS_MAX
     unsigned barrier_spins;      // ISHMEM_BARRIER_SPINS
     unsigned wait_spins;         // ISHMEM_WAIT_SPINS
-    size_t reduce_scatter_min;   // ISHMEM_REDUCE_SCATTER_MIN
     size_t gpu_coll_block_bytes; // ISHMEM_GPU_COLL_BLOCK_BYTES
     size_t gpu_reduce_block_bytes; // ISHMEM_GPU_REDUCE_BLOCK_BYTES
     size_t gpu_stage_bytes;      // ISHMEM_GPU_STAGE_BYTES (0: off)

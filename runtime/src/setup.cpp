@@ -70,7 +70,7 @@ void check_settings_agree(const char* routine) {
     };
     std::vector<setting> mine = {{"ISHMEM_SYMMETRIC_SIZE", config.symmetric_size},
                                  {"ISHMEM_TEAMS_MAX", static_cast<uint64_t>(config.teams_max)},
-                                 {"ISHMEM_REDUCE_SCATTER_MIN", config.reduce_scatter_min},
+                                 {"ISHMEM_REDUCE_SCATTER_MIN", reduce_scatter_min},
                                  {"ISHMEM_CHAIN_MIN", static_cast<uint64_t>(chain_min)},
                                  {"ISHMEM_SCAN_CHAIN_MAX", scan_chain_max}};
     if (state.backend == backend_kind::cuda)
