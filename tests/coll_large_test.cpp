@@ -317,7 +317,8 @@ TEST(CollLarge, BigCopiesInWorkGroups) {
 
 // Large broadcasts one after another into the same dest, from every root in turn, with no
 // barrier between them (across nodes: the node steps and the leaders' broadcast, whose roles
-// change with the root, in a row). The source changes between calls, as a root may change it
+// change with the root, in a row; 200001 bytes go down the transport's chain of segments, the
+// larger ones through MPI_Ibcast). The source changes between calls, as a root may change it
 // once its call returns.
 TEST(CollLarge, LargeBroadcastsInARowFromEveryRoot) {
     constexpr std::size_t most = (std::size_t{1} << 20) + 5;
@@ -333,7 +334,7 @@ TEST(CollLarge, LargeBroadcastsInARowFromEveryRoot) {
         ishmem_barrier_all();
         if (me < 0) continue;
         int call = 0;
-        for (std::size_t bytes : {std::size_t{512} << 10, std::size_t{700001}, most}) {
+        for (std::size_t bytes : {std::size_t{200001}, std::size_t{512} << 10, std::size_t{700001}, most}) {
             for (int root = 0; root < n; ++root, ++call) {
                 for (std::size_t i = 0; i < bytes; ++i) src[i] = byte_of(me_world, i, call);
                 EXPECT_EQ(ishmem_broadcastmem(team, dst.get(), src.get(), bytes, root), 0);

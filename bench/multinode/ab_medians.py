@@ -33,7 +33,9 @@ def main():
         ratios = collections.defaultdict(lambda: collections.defaultdict(list))
         runs = {}
         for v in variants:
-            files = sorted(glob.glob(os.path.join(a.dir, f"coll-*-{layout}-{v}.csv")))
+            # (by the parsed name: the glob coll-*-1-1-v.csv also matches layout 1-1-1's files)
+            files = sorted(f for f in glob.glob(os.path.join(a.dir, f"coll-*-{layout}-{v}.csv"))
+                           if name.search(os.path.basename(f)).group(2) == layout)
             runs[v] = len(files)
             for f in files:
                 for row in csv.DictReader(open(f)):

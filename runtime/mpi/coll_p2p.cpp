@@ -75,6 +75,14 @@ void p2p_collectives::wait_all(MPI_Request* r, int n, const char* what) {
     });
 }
 
+void p2p_collectives::wait_one(MPI_Request* r, const char* what) {
+    poll_until([&] {
+        int done = 0;
+        check(locked([&] { return MPI_Test(r, &done, MPI_STATUS_IGNORE); }), what);
+        return done != 0;
+    });
+}
+
 void p2p_collectives::recv(void* buf, size_t bytes, int from, MPI_Comm c, MPI_Request* r) {
     const int nb = as_count(bytes, "a collective's message");
     check(locked([&] { return MPI_Irecv(buf, nb, MPI_BYTE, from, tag, c, r); }), "MPI_Irecv");
@@ -150,6 +158,36 @@ void p2p_collectives::broadcast(MPI_Comm c, void* buf, size_t bytes, int root, c
         }
     if (vr == 0 && meanwhile) meanwhile();
     wait_all(r, sends, "a broadcast's sends");
+}
+
+void p2p_collectives::broadcast_chain(MPI_Comm c, void* buf, size_t bytes, int root, const void* from,
+                                      const std::function<void()>& meanwhile) {
+    int n = 0, rank = 0;
+    shape(c, &n, &rank);
+    const int vr = (rank - root + n) % n;
+    const int prev = (rank - 1 + n) % n, next = (rank + 1) % n;
+    const bool first = vr == 0, last = vr == n - 1;
+    // Segments of equal length (the last one shorter), none over whole_max bytes.
+    const size_t wanted = std::max<size_t>(1, (bytes + whole_max - 1) / whole_max);
+    const size_t seg = std::max<size_t>(1, (bytes + wanted - 1) / wanted);
+    const size_t nseg = std::max<size_t>(1, (bytes + seg - 1) / seg);
+    auto piece = [&](size_t k) { return std::min(seg, bytes - k * seg); };
+    std::vector<MPI_Request> in(first ? 0 : nseg, MPI_REQUEST_NULL), out(last ? 0 : nseg, MPI_REQUEST_NULL);
+    char* b = static_cast<char*>(buf);
+    if (first) {
+        const char* o = static_cast<const char*>(from ? from : buf);
+        for (size_t k = 0; k < nseg; ++k) send(o + k * seg, piece(k), next, c, &out[k]);
+        if (meanwhile) meanwhile();
+    } else {
+        for (size_t k = 0; k < nseg; ++k) recv(b + k * seg, piece(k), prev, c, &in[k]);
+        if (!last)
+            for (size_t k = 0; k < nseg; ++k) {
+                wait_one(&in[k], "a broadcast's receive");
+                send(b + k * seg, piece(k), next, c, &out[k]);
+            }
+        else wait_all(in.data(), static_cast<int>(nseg), "a broadcast's receive");
+    }
+    if (!last) wait_all(out.data(), static_cast<int>(nseg), "a broadcast's sends");
 }
 
 int p2p_collectives::send_told(const void* buf, size_t bytes, uint64_t* told, int to, MPI_Comm c, MPI_Request* r) {
