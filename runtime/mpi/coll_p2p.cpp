@@ -174,18 +174,21 @@ void p2p_collectives::broadcast_chain(MPI_Comm c, void* buf, size_t bytes, int r
     auto piece = [&](size_t k) { return std::min(seg, bytes - k * seg); };
     std::vector<MPI_Request> in(first ? 0 : nseg, MPI_REQUEST_NULL), out(last ? 0 : nseg, MPI_REQUEST_NULL);
     char* b = static_cast<char*>(buf);
-    if (first) {
+    if (first) {  // (and the only member where n is 1)
         const char* o = static_cast<const char*>(from ? from : buf);
-        for (size_t k = 0; k < nseg; ++k) send(o + k * seg, piece(k), next, c, &out[k]);
+        if (!last)
+            for (size_t k = 0; k < nseg; ++k) send(o + k * seg, piece(k), next, c, &out[k]);
         if (meanwhile) meanwhile();
     } else {
         for (size_t k = 0; k < nseg; ++k) recv(b + k * seg, piece(k), prev, c, &in[k]);
-        if (!last)
-            for (size_t k = 0; k < nseg; ++k) {
-                wait_one(&in[k], "a broadcast's receive");
-                send(b + k * seg, piece(k), next, c, &out[k]);
-            }
-        else wait_all(in.data(), static_cast<int>(nseg), "a broadcast's receive");
+        if (last) {
+            wait_all(in.data(), static_cast<int>(nseg), "a broadcast's receive");
+            return;
+        }
+        for (size_t k = 0; k < nseg; ++k) {  // each segment on as soon as it is here
+            wait_one(&in[k], "a broadcast's receive");
+            send(b + k * seg, piece(k), next, c, &out[k]);
+        }
     }
     if (!last) wait_all(out.data(), static_cast<int>(nseg), "a broadcast's sends");
 }

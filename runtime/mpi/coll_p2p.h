@@ -4,8 +4,9 @@
 // across nodes (stop 32); a blocking collective would hold the MPI lock through its wait.
 //
 // Every call is collective over the communicator. The calls of one communicator come in the same
-// order on every member, every algorithm receives from a given member at most once per call, and
-// MPI keeps the order of one sender's messages: so one tag serves all of them. One thread at a time
+// order on every member, every algorithm posts its receives from a given member in the order that
+// member sends (one message, or the pieces or segments of one, in order), and MPI keeps the order
+// of one sender's messages: so one tag serves all of them. One thread at a time
 // in MPI: every MPI call here is made under the transport's lock, and every wait goes through
 // backoff, so that a member in a collective still serves the requests of other PEs.
 #pragma once
