@@ -75,14 +75,6 @@ void p2p_collectives::wait_all(MPI_Request* r, int n, const char* what) {
     });
 }
 
-void p2p_collectives::wait_one(MPI_Request* r, const char* what) {
-    poll_until([&] {
-        int done = 0;
-        check(locked([&] { return MPI_Test(r, &done, MPI_STATUS_IGNORE); }), what);
-        return done != 0;
-    });
-}
-
 void p2p_collectives::recv(void* buf, size_t bytes, int from, MPI_Comm c, MPI_Request* r) {
     const int nb = as_count(bytes, "a collective's message");
     check(locked([&] { return MPI_Irecv(buf, nb, MPI_BYTE, from, tag, c, r); }), "MPI_Irecv");
@@ -186,7 +178,7 @@ void p2p_collectives::broadcast_chain(MPI_Comm c, void* buf, size_t bytes, int r
             return;
         }
         for (size_t k = 0; k < nseg; ++k) {  // each segment on as soon as it is here
-            wait_one(&in[k], "a broadcast's receive");
+            wait_all(&in[k], 1, "a broadcast's receive");
             send(b + k * seg, piece(k), next, c, &out[k]);
         }
     }

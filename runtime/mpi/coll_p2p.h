@@ -82,8 +82,6 @@ class p2p_collectives {
 
     // Waits for n requests like every wait of the library (backoff, which serves requests).
     void wait_all(MPI_Request* r, int n, const char* what);
-    // The same for one request.
-    void wait_one(MPI_Request* r, const char* what);
 
   private:
     static constexpr int tag = 0x15c0;
