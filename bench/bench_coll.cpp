@@ -14,7 +14,8 @@
 // the size and the variant, when no call has completed for 20 s. When the PEs are on several nodes
 // (or ISHMEM_NODE_SPLIT=pe), the world team spans nodes and every ishmem collective goes through
 // ishmem's MPI transport (MPI's collectives on a communicator of its own); MPI is then initialized
-// with MPI_THREAD_MULTIPLE, which the transport needs, for both. See bench/README.md.
+// with MPI_THREAD_MULTIPLE, which the transport needs, for both, and the transport's progress
+// thread is held through MPI's batches (--mpi-beside-thread says why). See bench/README.md.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -34,6 +35,7 @@
 #include "bench_common.h"
 #include "ishmem.h"
 #include "ishmemx.h"
+#include "ishmem/impl/transport.h"  // ishmemi::remote: holding its progress thread for the MPI peer
 
 namespace {
 
@@ -59,6 +61,11 @@ struct options : bench::options {
     // --mpi-on-heap: the MPI peer's buffers are symmetric too (ishmem_malloc) instead of private
     // memory: tells the cost of the memory (the heap is a shared mapping) from that of the library.
     bool mpi_on_heap = false;
+    // --mpi-beside-thread: ishmem's progress thread (on PEs that reach others through its MPI
+    // transport) runs on during the MPI peer's batches. By default it is held (no MPI call of its
+    // own) then, so that MPI is measured as in a program without ishmem: its polls sped Open MPI's
+    // 32 KiB scans on 3 nodes of 1, 2 and 1 PEs up by a fifth (stop 40), and slowed others.
+    bool mpi_beside_thread = false;
     // --ops: the ops to run (names as in the CSV; "barriers" or any barrier's name runs all three);
     // empty: every op.
     std::vector<std::string> ops;
@@ -72,7 +79,7 @@ struct options : bench::options {
 
 void usage(const char* argv0) {
     fprintf(stderr,
-            "usage: mpirun -n P %s [--quick] [--csv FILE] [--sizes LIST] [--batches N] [--batch-ms MS] [--mpi-nb] [--mpi-on-heap] [--ops LIST]\n"
+            "usage: mpirun -n P %s [--quick] [--csv FILE] [--sizes LIST] [--batches N] [--batch-ms MS] [--mpi-nb] [--mpi-on-heap] [--mpi-beside-thread] [--ops LIST]\n"
             "  Every ishmem collective on the world team next to Open MPI's equivalent, on all P processes.\n"
             "  --quick          few, short batches and three small sizes (a smoke test; numbers are rough)\n"
             "  --csv FILE       also write the CSV lines to FILE\n"
@@ -82,6 +89,8 @@ void usage(const char* argv0) {
             "  --batch-ms MS    target duration of one batch in ms (default 5, quick 0.2)\n"
             "  --mpi-nb         the MPI peer is each collective's non-blocking form + MPI_Wait\n"
             "  --mpi-on-heap    the MPI peer's buffers come from ishmem_malloc too (the same kind of memory)\n"
+            "  --mpi-beside-thread  ishmem's progress thread runs on during the MPI peer's batches (by default it is\n"
+            "                   held then: MPI as in a program without ishmem)\n"
             "  --ops LIST       only these ops, comma-separated, named as in the CSV (e.g. int64_sum_inscan;\n"
             "                   barrier_all, team_sync or sync_all runs the three barriers)\n",
             argv0);
@@ -122,6 +131,7 @@ options parse(int argc, char** argv) {
     bench::parse_options(o, argc, argv, [&](const std::string& a, int& i) {
         if (a == "--mpi-nb") return o.mpi_nb = true;
         if (a == "--mpi-on-heap") return o.mpi_on_heap = true;
+        if (a == "--mpi-beside-thread") return o.mpi_beside_thread = true;
         if (a == "--ops" && i + 1 < argc) {
             for (const std::string& op : split_commas(argv[++i]))
                 if (!op.empty()) o.ops.push_back(op);
@@ -169,6 +179,7 @@ constexpr int watchdog_s = 20;
 struct variant {
     const char* name;
     std::function<void(long)> run;
+    bool peer = false;  // MPI's: ishmem's progress thread is held through its batches (options::mpi_beside_thread)
 };
 
 // bench::timings: t[k][b] is the time of one call of variant k in round b (us, the slowest PE's);
@@ -177,9 +188,12 @@ struct variant {
 // One batch of variant v on every PE: meet in MPI_Barrier, one untimed call (the variant's own cache
 // state, and a second meeting for the collectives that synchronize), then n timed calls. Returns the
 // time of one call in us on the slowest PE: MPI_Allreduce(MAX) gives every PE the same value, so
-// that every decision taken on it (the calibrated batch length) is the same everywhere.
-double batch(const char* context, const variant& v, long n) {
+// that every decision taken on it (the calibrated batch length) is the same everywhere. The MPI
+// peer's batches hold ishmem's progress thread, unless --mpi-beside-thread.
+double batch(const options& o, const char* context, const variant& v, long n) {
     set_doing("%s, variant %s, batch of %ld calls", context, v.name, n);
+    const bool hold = v.peer && !o.mpi_beside_thread && ishmemi::remote != nullptr;
+    if (hold) ishmemi::remote->hold_progress_thread(true);
     progress();
     MPI_Barrier(MPI_COMM_WORLD);
     progress();
@@ -190,6 +204,7 @@ double batch(const char* context, const variant& v, long n) {
     progress();
     double us = std::chrono::duration<double, std::micro>(t1 - t0).count() / static_cast<double>(n), slowest = 0;
     MPI_Allreduce(&us, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (hold) ishmemi::remote->hold_progress_thread(false);
     return slowest;
 }
 
@@ -210,20 +225,20 @@ timings measure(const options& o, const char* context, const std::vector<variant
         // must not shrink the batches.
         double best = 1e300;
         r.n[k] = bench::grow_batch(r.n[k], o.batch_us, [&](long n) {
-            double us = batch(context, vs[k], n);
+            double us = batch(o, context, vs[k], n);
             best = std::min(best, us);
             return us * static_cast<double>(n);
         });
-        for (int t = 0; t < 3; ++t) best = std::min(best, batch(context, vs[k], r.n[k]));
+        for (int t = 0; t < 3; ++t) best = std::min(best, batch(o, context, vs[k], r.n[k]));
         r.n[k] = std::max(1L, std::min(1L << 30, static_cast<long>(o.batch_us / std::max(best, 1e-4))));
     }
-    for (size_t k = 0; k < nv; ++k) batch(context, vs[k], r.n[k]);  // warm-up at the final lengths
+    for (size_t k = 0; k < nv; ++k) batch(o, context, vs[k], r.n[k]);  // warm-up at the final lengths
 
     const std::vector<std::vector<size_t>> orders = bench::permutations(nv);
     r.t.assign(nv, {});
     for (int b = 0; b < o.batches; ++b)
         for (size_t k : orders[static_cast<size_t>(b) % orders.size()])
-            r.t[k].push_back(batch(context, vs[k], r.n[k]));
+            r.t[k].push_back(batch(o, context, vs[k], r.n[k]));
     return r;
 }
 
@@ -408,7 +423,8 @@ class coll_bench {
                      theirs();
                      progress();
                  }
-             }},
+             },
+             true},
         };
         timings t = measure(o_, context, vs);
 
@@ -451,10 +467,13 @@ void summarize(const coll_bench& b, const options& o, double load_before, double
     const double load_after = bench::load_average();
     printf("\n# summary: %s run on %d PEs (%ld CPUs%s), %d rounds of ~%.1f ms batches per variant, %.1f s; "
            "times: medians of the slowest PE's time per call; ratios ishmem/MPI: medians of the ratios within a "
-           "round [quartiles]; peer %s%s\n",
+           "round [quartiles]; peer %s%s%s\n",
            o.quick ? "quick (rough numbers)" : "full", b.npes_, cpus, b.npes_ > cpus ? ", oversubscribed" : "",
            o.batches, o.batch_us / 1000.0, seconds, bench::mpi_version().c_str(),
-           o.mpi_on_heap ? ", its buffers on the symmetric heap (--mpi-on-heap)" : "");
+           o.mpi_on_heap ? ", its buffers on the symmetric heap (--mpi-on-heap)" : "",
+           !ishmemi::remote            ? ""
+           : o.mpi_beside_thread ? ", ishmem's progress thread running beside it (--mpi-beside-thread)"
+                                 : ", ishmem's progress thread held through its batches");
     printf("# load average %.2f before, %.2f after%s\n", load_before, load_after,
            bench::load_note(load_before, load_after, cpus));
     if (bench::g_layout.spans())
@@ -637,7 +656,8 @@ int main(int argc, char** argv) {
                      }
                      progress();
                  }
-             }},
+             },
+             true},
         };
         char context[96];
         snprintf(context, sizeof context, "barriers on %d PEs", npes);

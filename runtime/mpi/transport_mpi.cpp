@@ -24,7 +24,8 @@
 //   backoff::pause), and a progress thread serves them while the PE computes or blocks inside MPI
 //   (a collective, a communicator split). Its polls also drive MPI's own progress, which the
 //   one-sided components that emulate RMA over TCP need at the target. The thread polls for a while
-//   after each request and then sleeps, doubling up to ISHMEM_MPI_PROGRESS_SLEEP_US.
+//   after each request and then sleeps, doubling up to ISHMEM_MPI_PROGRESS_SLEEP_US. While held
+//   (hold_progress_thread) it only sleeps.
 // - One thread at a time in MPI (mpi_lock_, held for one call or one short sequence, never across
 //   a wait loop): Open MPI's osc/ucx drives its UCX worker in single-thread mode whatever the
 //   thread level (open-mpi/ompi#13347), so our threads must not be inside MPI together. The
@@ -331,6 +332,15 @@ class mpi_transport final : public transport {
 
     void start_progress_thread() override {
         if (!thread_.joinable()) thread_ = std::thread([this] { progress_loop(); });
+    }
+
+    // Returns once no poll of the thread is under way: a poll holds the MPI lock and looks at held_
+    // under it (serve(true)), so every poll after this lock sees the hold.
+    void hold_progress_thread(bool held) override {
+        held_.store(held, std::memory_order_release);
+        if (held) {
+            std::lock_guard<std::mutex> wait_out(mpi_lock_);
+        }
     }
 
     // ---- teams and collectives ----------------------------------------------------------------
@@ -720,10 +730,11 @@ class mpi_transport final : public transport {
         }
     }
 
-    // Answers the requests that have come in; false when there were none (or another thread serves).
-    bool serve() {
+    // Answers the requests that have come in; false when there were none (or another thread serves,
+    // or this is the progress thread, held).
+    bool serve(bool by_thread = false) {
         std::unique_lock<std::mutex> lock(mpi_lock_, std::try_to_lock);
-        if (!lock.owns_lock()) return false;
+        if (!lock.owns_lock() || (by_thread && held_.load(std::memory_order_acquire))) return false;
         bool any = false;
         for (int k = 0; k < 64; ++k) {
             int flag = 0;
@@ -752,7 +763,12 @@ class mpi_transport final : public transport {
         unsigned idle = 0;
         long sleep_us = 1;
         while (!stop_.load(std::memory_order_acquire)) {
-            if (serve()) {
+            if (held_.load(std::memory_order_acquire)) {  // (hold_progress_thread) no MPI call until released
+                std::unique_lock<std::mutex> l(nap_mu_);
+                nap_cv_.wait_for(l, std::chrono::microseconds(std::max(max_sleep_us_, 100L)));
+                continue;
+            }
+            if (serve(true)) {
                 idle = 0;
                 sleep_us = 1;
                 continue;
@@ -760,7 +776,7 @@ class mpi_transport final : public transport {
             if (helping_.load(std::memory_order_relaxed) > 0) {
                 // Poll through the help (serve's MPI_Test drives MPI), then nap again as before:
                 // polling on would contend for the MPI lock with the wait that follows the help.
-                while (helping_.load(std::memory_order_relaxed) > 0 && !serve()) {
+                while (helping_.load(std::memory_order_relaxed) > 0 && !serve(true)) {
                 }
                 continue;
             }
@@ -814,6 +830,7 @@ class mpi_transport final : public transport {
     MPI_Request inbox_req_ = MPI_REQUEST_NULL;
     std::atomic<uint32_t> next_tag_{0};
     std::atomic<bool> stop_{false};
+    std::atomic<bool> held_{false};  // hold_progress_thread
     long max_sleep_us_;
     std::thread thread_;
     // help()'s calls on the progress thread: local work under way, and the thread's nap.

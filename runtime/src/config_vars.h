@@ -113,7 +113,7 @@ inline constexpr config_var config_vars[] = {
     {"ISHMEM_MPI_PROGRESS_SLEEP_US", "1000",
      "Multi-node jobs: the longest sleep, in microseconds, of the progress thread that serves other nodes' "
      "AMOs while this PE computes; it sleeps only after some polls without work. 0: never sleeps (a core "
-     "busy polling, lowest latency)."},
+     "busy polling, lowest latency for AMOs, but cross-node collectives several times slower)."},
     {"ISHMEM_SYMMETRIC_GLOBALS", "1",
      "Host backend: 1 makes the executable's global and static variables (data and bss) symmetric, so "
      "that they may be the remote address of any routine; 0 keeps them private (only the heap is symmetric)."},

@@ -51,6 +51,11 @@ struct transport {
     // Starts whatever serves other PEs while this one computes (a progress thread), once
     // ishmem_init is done with its bootstrap; until then the waiting loops serve.
     virtual void start_progress_thread() = 0;
+    // held = true keeps that thread out of the communication library until held = false, for a
+    // PE that runs only code of that library meanwhile and wants it measured as a program without
+    // ishmem would see it (bench_coll's MPI peer: the thread's polls sped Open MPI's chains up, stop
+    // 40). The waiting loops still serve, so nothing that ishmem waits for can hang on it.
+    virtual void hold_progress_thread(bool held) = 0;
 
     // Teams: a split is collective over the parent's members; this PE's new team (in slot) holds the
     // members that pass the same color, ordered by key; color -1: this PE is in none. destroy is
