@@ -25,6 +25,7 @@ TEST(ProgressThread, HeldAnswersNothingWaitsStillServeReleasedAnswersAgain) {
     if (ishmemi::remote == nullptr) GTEST_SKIP() << "every PE on one node: there is no transport";
     const int me = ishmem_my_pe(), n = ishmem_n_pes();
     auto* word = static_cast<long*>(ishmem_calloc(1, sizeof(long)));
+    auto* go = static_cast<long*>(ishmem_calloc(1, sizeof(long)));
     long adders = 0;  // (PE 0's count: the PEs whose heap it does not map)
     for (int pe = 1; pe < n; ++pe) adders += ishmem_ptr(word, pe) == nullptr;
     const bool adder = me != 0 && ishmem_ptr(word, 0) == nullptr;
@@ -32,10 +33,13 @@ TEST(ProgressThread, HeldAnswersNothingWaitsStillServeReleasedAnswersAgain) {
     ishmem_barrier_all();
 
     // Held: the adds reach PE 0 while it computes (no call of ishmem: only the thread could answer
-    // them); then a loop of ishmem_long_test answers them. The adders' barrier waits for PE 0's
-    // answer (its quiet completes their adds).
-    if (adder) ishmem_long_atomic_add(word, 1, 0);
+    // them); then a loop of ishmem_long_test answers them. The adders add only once PE 0 tells them
+    // that it computes (PE 0's own waits, in the barrier above too, rightly answer adds). Their
+    // barrier below waits for PE 0's answer (its quiet completes their adds).
     if (me == 0) {
+        for (int pe = 1; pe < n; ++pe)
+            if (ishmem_ptr(word, pe) == nullptr) ishmem_long_p(go, 1, pe);
+        ishmem_quiet();  // (completes the puts; answers no atomic)
         long most = 0;
         for (auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
              std::chrono::steady_clock::now() < end;)
@@ -46,16 +50,29 @@ TEST(ProgressThread, HeldAnswersNothingWaitsStillServeReleasedAnswersAgain) {
         EXPECT_EQ(*word, adders);
         ishmemi::remote->hold_progress_thread(false);
     }
+    if (adder) {
+        wait_for([&] { return ishmem_long_test(go, ISHMEM_CMP_EQ, 1) != 0; }, wait_timeout_ms, "PE 0's go");
+        ishmem_long_atomic_add(word, 1, 0);
+    }
     ishmem_barrier_all();
 
-    // Released: PE 0 computes again, and only the thread can answer the second adds.
-    if (adder) ishmem_long_atomic_add(word, 1, 0);
-    if (me == 0)
+    // Released: PE 0 computes again (after its second go), and only the thread can answer the
+    // second adds.
+    if (me == 0) {
+        for (int pe = 1; pe < n; ++pe)
+            if (ishmem_ptr(word, pe) == nullptr) ishmem_long_p(go, 2, pe);
+        ishmem_quiet();
         wait_for([&] { return seen(word) == 2 * adders; }, wait_timeout_ms,
                  "the second adds, answered by the released progress thread while PE 0 computes");
+    }
+    if (adder) {
+        wait_for([&] { return ishmem_long_test(go, ISHMEM_CMP_EQ, 2) != 0; }, wait_timeout_ms, "PE 0's second go");
+        ishmem_long_atomic_add(word, 1, 0);
+    }
     ishmem_barrier_all();
     if (me == 0) EXPECT_EQ(*word, 2 * adders);
     ishmem_barrier_all();
+    ishmem_free(go);
     ishmem_free(word);
 }
 
