@@ -35,7 +35,6 @@
 #include "bench_common.h"
 #include "ishmem.h"
 #include "ishmemx.h"
-#include "ishmem/impl/transport.h"  // ishmemi::remote: holding its progress thread for the MPI peer
 
 namespace {
 
@@ -62,9 +61,8 @@ struct options : bench::options {
     // memory: tells the cost of the memory (the heap is a shared mapping) from that of the library.
     bool mpi_on_heap = false;
     // --mpi-beside-thread: ishmem's progress thread (on PEs that reach others through its MPI
-    // transport) runs on during the MPI peer's batches. By default it is held (no MPI call of its
-    // own) then, so that MPI is measured as in a program without ishmem: its polls sped Open MPI's
-    // 32 KiB scans on 3 nodes of 1, 2 and 1 PEs up by a fifth (stop 40), and slowed others.
+    // transport) runs on during the MPI peer's batches; by default it is held then (bench::peer_batch
+    // says why).
     bool mpi_beside_thread = false;
     // --ops: the ops to run (names as in the CSV; "barriers" or any barrier's name runs all three);
     // empty: every op.
@@ -192,8 +190,7 @@ struct variant {
 // peer's batches hold ishmem's progress thread, unless --mpi-beside-thread.
 double batch(const options& o, const char* context, const variant& v, long n) {
     set_doing("%s, variant %s, batch of %ld calls", context, v.name, n);
-    const bool hold = v.peer && !o.mpi_beside_thread && ishmemi::remote != nullptr;
-    if (hold) ishmemi::remote->hold_progress_thread(true);
+    const bench::peer_batch peer(v.peer, o.mpi_beside_thread);
     progress();
     MPI_Barrier(MPI_COMM_WORLD);
     progress();
@@ -204,7 +201,6 @@ double batch(const options& o, const char* context, const variant& v, long n) {
     progress();
     double us = std::chrono::duration<double, std::micro>(t1 - t0).count() / static_cast<double>(n), slowest = 0;
     MPI_Allreduce(&us, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (hold) ishmemi::remote->hold_progress_thread(false);
     return slowest;
 }
 

@@ -48,7 +48,7 @@ using options = bench::osc_options;
 void usage(const char* argv0) {
     fprintf(stderr,
             "usage: mpirun -n 2 %s [--quick] [--csv FILE] [--batches N] [--batch-ms MS] [--mpi-osc NAME]\n"
-            "       [--mpi-win allocate|create]\n"
+            "       [--mpi-win allocate|create] [--mpi-beside-thread]\n"
             "  Runs on exactly 2 processes (PE 0 and PE 1 ping-pong).\n"
             "  --quick          few, short batches (a smoke test; numbers are rough)\n"
             "  --csv FILE       also write the CSV lines to FILE\n"
@@ -59,7 +59,9 @@ void usage(const char* argv0) {
             "                   MPI's own choice; OMPI_MCA_osc in the environment (mpirun --mca osc NAME)\n"
             "                   takes precedence\n"
             "  --mpi-win KIND   the peer's window: allocate (MPI_Win_allocate, default) or create\n"
-            "                   (MPI_Win_create over the program's memory, as ishmem's transport does)\n",
+            "                   (MPI_Win_create over the program's memory, as ishmem's transport does)\n"
+            "  --mpi-beside-thread  across nodes, ishmem's progress thread runs on during the MPI variants' batches\n"
+            "                   (by default both PEs hold it then: MPI as in a program without ishmem)\n",
             argv0);
 }
 
@@ -112,19 +114,22 @@ struct variant {
     const char* name;
     void (*run)(void* ctx, long n);
     void* ctx;
+    bool peer;  // MPI's: ishmem's progress thread is held through its batches (bench::peer_batch)
 };
 
 template <class F>
-variant make_variant(const char* name, F& f) {
-    return {name, [](void* c, long n) { (*static_cast<F*>(c))(n); }, &f};
+variant make_variant(const char* name, F& f, bool peer = false) {
+    return {name, [](void* c, long n) { (*static_cast<F*>(c))(n); }, &f, peer};
 }
 
 // Per-round times (bench::timings): t[k][b] is the one-way latency (ns) of variant k in round b, as
 // PE 0 saw it; n[k] the round trips per batch.
 
 // One batch of variant v: both PEs meet, do one untimed round trip, then n timed ones. Returns, on
-// PE 0, the one-way latency in ns (half the mean round trip); PE 1's return value is not used.
-double batch(const variant& v, long n) {
+// PE 0, the one-way latency in ns (half the mean round trip); PE 1's return value is not used. An
+// MPI variant's batch holds ishmem's progress thread on both PEs, unless --mpi-beside-thread.
+double batch(const options& o, const variant& v, long n) {
+    const bench::peer_batch peer(v.peer, o.mpi_beside_thread);
     g_doing.store(v.name, std::memory_order_relaxed);
     progress();
     MPI_Barrier(MPI_COMM_WORLD);
@@ -152,8 +157,8 @@ timings measure(const options& o, const std::vector<variant>& vs) {
     // Duration (us) of a batch of variant k at its current length: PE 0's view, broadcast. The best
     // of `tries`, so that one slow batch (a page fault, a preemption) does not shrink the batches.
     auto batch_us = [&](size_t k, long n, int tries) {
-        double best = batch(vs[k], n);
-        for (int t = 1; t < tries; ++t) best = std::min(best, batch(vs[k], n));
+        double best = batch(o, vs[k], n);
+        for (int t = 1; t < tries; ++t) best = std::min(best, batch(o, vs[k], n));
         double w = best * 2.0 * static_cast<double>(n) / 1000.0;
         MPI_Bcast(&w, 1, MPI_DOUBLE, 0, world);
         return w;
@@ -163,7 +168,7 @@ timings measure(const options& o, const std::vector<variant>& vs) {
         r.n[k] = bench::scale_batch(r.n[k], o.batch_us, batch_us(k, r.n[k], 3));
         MPI_Bcast(&r.n[k], 1, MPI_LONG, 0, world);
     }
-    for (size_t k = 0; k < nv; ++k) batch(vs[k], r.n[k]);  // warm-up at the final lengths
+    for (size_t k = 0; k < nv; ++k) batch(o, vs[k], r.n[k]);  // warm-up at the final lengths
 
     r.t.assign(nv, {});
     std::mt19937 rng(20240611u);
@@ -171,7 +176,7 @@ timings measure(const options& o, const std::vector<variant>& vs) {
     for (size_t k = 0; k < nv; ++k) order[k] = k;
     for (int b = 0; b < o.batches; ++b) {
         for (size_t i = nv; i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
-        for (size_t k : order) r.t[k].push_back(batch(vs[k], r.n[k]));
+        for (size_t k : order) r.t[k].push_back(batch(o, vs[k], r.n[k]));
     }
     g_doing.store("the end of the measurement", std::memory_order_relaxed);
     return r;
@@ -349,8 +354,11 @@ int main(int argc, char** argv) {
             });
     };
     // Open MPI one-sided: MPI_Put + flush into the peer's window word; the receiver polls its own word
-    // with an atomic read (MPI_Fetch_and_op with MPI_NO_OP) + flush. The origin buffer of MPI_Put
-    // must stay valid until the flush: put_src outlives it.
+    // with an atomic read (MPI_Fetch_and_op with MPI_NO_OP) + flush, and across nodes MPI_Iprobe: there
+    // osc/ucx lands a put only when the target's MPI progresses, which operations on its own window
+    // do not drive (without the probe the put waited for ishmem's progress thread: 4-6 ms one way;
+    // held, it never landed). The origin buffer of MPI_Put must stay valid until the flush: put_src
+    // outlives it.
     uint64_t seq_mpi_put = 0, put_src = 0;
     auto v_putpoll = [&](long n) {
         pingpong(
@@ -367,6 +375,8 @@ int main(int argc, char** argv) {
                     MPI_Fetch_and_op(&dummy, &v, MPI_UINT64_T, me, 0, MPI_NO_OP, win);
                     MPI_Win_flush(me, win);
                     if (v >= s) break;
+                    int any = 0;
+                    if (!with_floor) MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, world, &any, MPI_STATUS_IGNORE);
                     g.tick();
                 }
                 if (v != s) die("mpi_put_poll: unexpected value");
@@ -383,8 +393,8 @@ int main(int argc, char** argv) {
     vs[ANY1] = make_variant("atomic_set+wait_until_any/1", v_any1);
     vs[ANY64] = make_variant("atomic_set+wait_until_any/64", v_any64);
     vs[ANY4096] = make_variant("atomic_set+wait_until_any/4096", v_any4096);
-    vs[SENDRECV] = make_variant("mpi_send_recv", v_sendrecv);
-    vs[PUTPOLL] = make_variant("mpi_put_poll", v_putpoll);
+    vs[SENDRECV] = make_variant("mpi_send_recv", v_sendrecv, true);
+    vs[PUTPOLL] = make_variant("mpi_put_poll", v_putpoll, true);
     // Across nodes the floors are left out: the measurement runs the others, and t below is indexed
     // by variant as if every one had run (the floors' rows empty, never read).
     auto present = [&](size_t k) { return with_floor || (k != FLOOR && k != FLOOR_PAUSE); };
@@ -426,9 +436,10 @@ int main(int argc, char** argv) {
         const double load_after = bench::load_average();
         printf("\n# summary: %s run, %d rounds of ~%.1f ms batches per variant; one-way latency = round trip / 2, "
                "median over the rounds; ratios: medians of the ratios within a round [quartiles]; peer %s, "
-               "osc %s, window from %s\n",
+               "osc %s, window from %s%s\n",
                o.quick ? "quick (rough numbers)" : "full", o.batches, o.batch_us / 1000.0,
-               bench::mpi_version().c_str(), osc ? osc : "chosen by the MPI library", bench::peer_window_kind(o));
+               bench::mpi_version().c_str(), osc ? osc : "chosen by the MPI library", bench::peer_window_kind(o),
+               bench::peer_thread_note(o.mpi_beside_thread));
         printf("# load average %.2f before, %.2f after, on %ld CPUs%s\n", load_before, load_after, cpus,
                bench::load_note(load_before, load_after, cpus));
         if (!with_floor)

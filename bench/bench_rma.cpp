@@ -88,6 +88,8 @@ void usage(const char* argv0) {
             "                   takes precedence\n"
             "  --mpi-win KIND   the peer's window: allocate (MPI_Win_allocate, default) or create\n"
             "                   (MPI_Win_create over the program's memory, as ishmem's transport does)\n"
+            "  --mpi-beside-thread  across nodes, ishmem's progress thread runs on during the MPI peer's batches\n"
+            "                   (by default PE 0 holds it then: MPI as in a program without ishmem)\n"
             "  --target-wait W  where PE 1 waits while PE 0 measures: mpi (MPI_Barrier, default), ishmem\n"
             "                   (ishmem_long_wait_until, whose loop serves the MPI transport's requests) or\n"
             "                   compute (a loop of plain loads: no library call; only matters across nodes)\n"
@@ -128,12 +130,14 @@ template <class... F>
 result<sizeof...(F)> measure(const options& o, F&... f) {
     constexpr size_t nv = sizeof...(F);
     auto batch = [&](size_t k, long n) {
+        const bench::peer_batch peer(k != 0, o.mpi_beside_thread);  // every variant after ishmem's is a peer
         double r = 0;
         size_t i = 0;
         ((i++ == k ? (void)(r = time_batch(f, n)) : (void)0), ...);
         return r;
     };
     auto once = [&](size_t k) {
+        const bench::peer_batch peer(k != 0, o.mpi_beside_thread);
         size_t i = 0;
         ((i++ == k ? f(0L, 1L) : (void)0), ...);
     };
@@ -257,9 +261,10 @@ void summarize(const report& rep, const options& o, double load_before) {
     }
     const char* osc = getenv("OMPI_MCA_osc");
     printf("\n# summary: %s run, %d rounds of ~%.1f ms batches per point (times: medians; ratios: medians of "
-           "ratios within a round); peer %s, osc %s, window from %s\n",
+           "ratios within a round); peer %s, osc %s, window from %s%s\n",
            o.quick ? "quick (rough numbers)" : "full", o.batches, o.batch_us / 1000.0, mpi_version().c_str(),
-           osc ? osc : "chosen by the MPI library", bench::peer_window_kind(o));
+           osc ? osc : "chosen by the MPI library", bench::peer_window_kind(o),
+           bench::peer_thread_note(o.mpi_beside_thread));
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     const double load_after = load_average();
     printf("# ratio [a-b]: the quartiles of the ratios within a round; (noisy): they lie on both sides of the "

@@ -153,14 +153,14 @@ void p2p_collectives::broadcast(MPI_Comm c, void* buf, size_t bytes, int root, c
 }
 
 void p2p_collectives::broadcast_chain(MPI_Comm c, void* buf, size_t bytes, int root, const void* from,
-                                      const std::function<void()>& meanwhile) {
+                                      const std::function<void()>& meanwhile, size_t segment_max) {
     int n = 0, rank = 0;
     shape(c, &n, &rank);
     const int vr = (rank - root + n) % n;
     const int prev = (rank - 1 + n) % n, next = (rank + 1) % n;
     const bool first = vr == 0, last = vr == n - 1;
-    // Segments of equal length (the last one shorter), none over whole_max bytes.
-    const size_t wanted = std::max<size_t>(1, (bytes + whole_max - 1) / whole_max);
+    // Segments of equal length (the last one shorter), none over segment_max bytes.
+    const size_t wanted = std::max<size_t>(1, (bytes + segment_max - 1) / segment_max);
     const size_t seg = std::max<size_t>(1, (bytes + wanted - 1) / wanted);
     const size_t nseg = std::max<size_t>(1, (bytes + seg - 1) / seg);
     auto piece = [&](size_t k) { return std::min(seg, bytes - k * seg); };

@@ -45,13 +45,13 @@ class p2p_collectives {
     // waits for them.
     void broadcast(MPI_Comm c, void* buf, size_t bytes, int root, const void* from = nullptr,
                    const std::function<void()>& meanwhile = {});
-    // A chain from the root (members in rank order from it) in segments of up to whole_max bytes
-    // (eager over TCP), every receive posted at once: each member passes a segment on as soon as
-    // it has it, so every link carries the message once and the links work at the same time.
-    // For messages of a few segments (coll_p2p.cpp's callers say up to which size); from and
-    // meanwhile as in broadcast.
+    // A chain from the root (members in rank order from it) in segments of up to segment_max bytes
+    // (whole_max: eager over TCP), every receive posted at once: each member passes a segment on as
+    // soon as it has it, so every link carries the message once and the links work at the same
+    // time. The transport's callers say for which sizes and segments; from and meanwhile as in
+    // broadcast.
     void broadcast_chain(MPI_Comm c, void* buf, size_t bytes, int root, const void* from = nullptr,
-                         const std::function<void()>& meanwhile = {});
+                         const std::function<void()>& meanwhile = {}, size_t segment_max = whole_max);
     // Every member's `bytes` (which may differ between members) into dest, in member order. Bruck's
     // algorithm (ceil(log2 n) rounds, any n) on messages that carry each block's length before it,
     // so that no member needs to learn the lengths first: one round trip less than the lengths'

@@ -392,23 +392,9 @@ class mpi_transport final : public transport {
                         return MPI_Iallgather(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, r);
                     });
                 return dest_bytes;
-            case coll_broadcast: {
-                // A root that keeps source apart from dest sends from source and copies it into its
-                // dest while the data goes, with the progress thread driving MPI meanwhile.
-                const bool apart = rank == root && dest != source && !overlap_partly(dest, source, bytes);
-                if (rank == root && dest != source && !apart) memmove(dest, source, bytes);
-                const void* from = apart ? source : dest;
-                std::function<void()> copy_own;  // (left empty where there is nothing to copy: no cost)
-                if (apart) copy_own = [&] { p2p_.alongside(bytes, [&] { std::memcpy(dest, source, bytes); }); };
-                if (bytes <= p2p_bcast_max) p2p_.broadcast(c, dest, bytes, root, from, copy_own);
-                else if (bytes <= p2p_chain_max) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own);
-                else
-                    run_collective(
-                        "MPI_Ibcast",
-                        [&](MPI_Request* r) { return MPI_Ibcast(const_cast<void*>(from), count, MPI_BYTE, root, c, r); },
-                        copy_own);
+            case coll_broadcast:
+                broadcast(c, rank, dest, source, bytes, root, false);
                 return bytes;
-            }
             case coll_collect: {
                 // The path follows the largest block of the team's last collect, which every member
                 // knows alike: Bruck's messages, or for large blocks (where its copies cost more
@@ -428,6 +414,13 @@ class mpi_transport final : public transport {
             }
         }
         return 0;
+    }
+
+    void broadcast_chain(int team, void* dest, const void* source, size_t bytes, int root) override {
+        MPI_Comm c = comm(team);
+        int rank = 0;
+        MPI_Comm_rank(c, &rank);
+        broadcast(c, rank, dest, source, bytes, root, true);
     }
 
     void collect_known(int team, void* dest, const void* source, const size_t* bytes_of) override {
@@ -616,9 +609,35 @@ class mpi_transport final : public transport {
     // 0.48-0.87 against 0.69-1.04, 256 KiB 0.50-1.06 against 0.60-1.06). From 512 KiB it was
     // mostly slower, with segments of 32, 60 or 256 KiB (1 MiB 1.06-1.60 against 1.01-1.17; stop 39).
     static constexpr size_t p2p_chain_max = size_t{256} << 10;
+    // broadcast_chain's segments (collectives.h says where it runs): each one a rendezvous, which
+    // the chain's 60 KiB eager ones lost to from 512 KiB (stop 39: 1.30-1.60 of MPI_Bcast at
+    // 1-4 MiB on 1 + 2 + 1 PEs among the leaders; 256 KiB ones over all members 0.97-1.07, stop 41).
+    static constexpr size_t chain_segment_long = size_t{256} << 10;
     static constexpr size_t p2p_coll_max = 8192, p2p_bcast_max = size_t{64} << 10,
                             p2p_alltoall_max = size_t{64} << 10, p2p_collect_max = size_t{64} << 10,
                             p2p_reduce_max = size_t{1} << 30;
+
+    // A broadcast of bytes from member root's source into every member's dest: down the chain in
+    // long segments where the caller asks for it, else by size. A root that keeps source apart
+    // from dest sends from source and copies it into its dest while the data goes, with the
+    // progress thread driving MPI meanwhile.
+    void broadcast(MPI_Comm c, int rank, void* dest, const void* source, size_t bytes, int root, bool long_chain) {
+        const bool apart = rank == root && dest != source && !overlap_partly(dest, source, bytes);
+        if (rank == root && dest != source && !apart) memmove(dest, source, bytes);
+        const void* from = apart ? source : dest;
+        std::function<void()> copy_own;  // (left empty where there is nothing to copy: no cost)
+        if (apart) copy_own = [&] { p2p_.alongside(bytes, [&] { std::memcpy(dest, source, bytes); }); };
+        if (long_chain) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own, chain_segment_long);
+        else if (bytes <= p2p_bcast_max) p2p_.broadcast(c, dest, bytes, root, from, copy_own);
+        else if (bytes <= p2p_chain_max) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own);
+        else {
+            const int count = as_count(bytes, "a broadcast");
+            run_collective(
+                "MPI_Ibcast",
+                [&](MPI_Request* r) { return MPI_Ibcast(const_cast<void*>(from), count, MPI_BYTE, root, c, r); },
+                copy_own);
+        }
+    }
 
     // The blocks of lengths[i] bytes (every member's alike) by MPI_Iallgatherv straight into dest;
     // a source inside dest goes through a copy. Returns the largest block and the total.

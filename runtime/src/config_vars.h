@@ -108,7 +108,8 @@ inline constexpr config_var config_vars[] = {
     {"ISHMEM_HIERARCHICAL", "1",
      "Multi-node jobs: 1 runs barriers, reductions, broadcasts and (where it pays) collects and fcollects of a "
      "team with several PEs on some node in two levels (shared memory within each node, the transport between "
-     "one PE of each node); "
+     "one PE of each node; large broadcasts whose chain passes through a node of several PEs go down one chain of "
+     "all members instead); "
      "0 runs them over the transport among all members."},
     {"ISHMEM_MPI_PROGRESS_SLEEP_US", "1000",
      "Multi-node jobs: the longest sleep, in microseconds, of the progress thread that serves other nodes' "

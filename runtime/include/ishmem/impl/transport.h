@@ -67,6 +67,11 @@ struct transport {
     // gpu::reduction; the caller has checked them). barrier: quiet first when `complete` is set.
     // collective returns the bytes it wrote into dest, alike on every member (a collect's total).
     virtual size_t collective(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) = 0;
+    // A broadcast down a chain of all the team's members, in member order from the root, in long
+    // segments: for large messages whose chain passes through a node of several members, so that
+    // one of them receives from the node before while another sends on to the node after
+    // (collectives.h says when). Arguments as collective's.
+    virtual void broadcast_chain(int team, void* dest, const void* source, size_t bytes, int root) = 0;
     // A collect whose blocks' lengths every member knows (bytes_of[i]: member i's), which it need
     // not exchange first; source may lie in dest.
     virtual void collect_known(int team, void* dest, const void* source, const size_t* bytes_of) = 0;
