@@ -143,6 +143,52 @@ TEST(CollLarge, ScansOverTheChunkedPath) {
     }
 }
 
+// Scans of 4-byte elements of lengths that are no multiple of a page or of the MPI transport's
+// pieces (61444, 80004 and 800012 bytes: across nodes the chain's messages just over a whole
+// message's limit, in three pieces, and whole above the pieces' limit), in place and not, on the
+// world and the strided team; the 3 elements beyond the end must stay untouched.
+TEST(CollLarge, ScansOfIntsOfOddLengths) {
+    constexpr std::size_t most = 200003, guard = 3;
+    sym_array<int> src(most + guard), dst(most + guard);
+    ASSERT_TRUE(src && dst);
+    const int me_world = ishmem_my_pe();
+    auto value = [](int pe, std::size_t i) { return static_cast<int>((pe + 3) * 1009 + i % 4099); };
+    for (ishmem_team_t team : {ISHMEM_TEAM_WORLD, strided_test_team()}) {
+        const int me = ishmem_team_my_pe(team);
+        for (std::size_t n : {std::size_t{15361}, std::size_t{20001}, most}) {
+            for (int pass = 0; pass < 4; ++pass) {  // inclusive: pass < 2; in place: odd passes
+                const bool inclusive = pass < 2, in_place = pass % 2 == 1;
+                for (std::size_t i = 0; i < most + guard; ++i) {
+                    src[i] = value(me_world, i);
+                    dst[i] = -5;
+                }
+                ishmem_barrier_all();
+                int* out = in_place ? src.get() : dst.get();
+                if (me >= 0) {
+                    EXPECT_EQ(inclusive ? ishmem_int_sum_inscan(team, out, src.get(), n)
+                                        : ishmem_int_sum_exscan(team, out, src.get(), n),
+                              0);
+                    std::size_t bad = 0;
+                    for (std::size_t i = 0; i < n; ++i) {
+                        int want = 0;
+                        for (int j = 0; j < me + (inclusive ? 1 : 0); ++j)
+                            want += value(ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD), i);
+                        if (out[i] != want && bad++ == 0)
+                            ADD_FAILURE() << (inclusive ? "inscan" : "exscan") << (in_place ? " in place" : "") << " of "
+                                          << n << " ints, team PE " << me << ", element " << i << ": " << out[i]
+                                          << " != " << want;
+                    }
+                    for (std::size_t i = n; i < n + guard; ++i)
+                        if (out[i] != (in_place ? value(me_world, i) : -5) && bad++ == 0)
+                            ADD_FAILURE() << "scan of " << n << " ints wrote element " << i << " past the end";
+                    EXPECT_EQ(bad, 0u);
+                }
+                ishmem_barrier_all();
+            }
+        }
+    }
+}
+
 // Reductions of 8 KiB to 256 KiB a member, the sizes that the MPI transport reduces with its own
 // messages (recursive doubling; on 3 members one pair folds first): int64 sums exact, and double
 // sums that round, which every member must get bit for bit alike; world and strided team.

@@ -609,10 +609,6 @@ class mpi_transport final : public transport {
     // 0.48-0.87 against 0.69-1.04, 256 KiB 0.50-1.06 against 0.60-1.06). From 512 KiB it was
     // mostly slower, with segments of 32, 60 or 256 KiB (1 MiB 1.06-1.60 against 1.01-1.17; stop 39).
     static constexpr size_t p2p_chain_max = size_t{256} << 10;
-    // broadcast_chain's segments (collectives.h says where it runs): each one a rendezvous, which
-    // the chain's 60 KiB eager ones lost to from 512 KiB (stop 39: 1.30-1.60 of MPI_Bcast at
-    // 1-4 MiB on 1 + 2 + 1 PEs among the leaders; 256 KiB ones over all members 0.97-1.07, stop 41).
-    static constexpr size_t chain_segment_long = size_t{256} << 10;
     static constexpr size_t p2p_coll_max = 8192, p2p_bcast_max = size_t{64} << 10,
                             p2p_alltoall_max = size_t{64} << 10, p2p_collect_max = size_t{64} << 10,
                             p2p_reduce_max = size_t{1} << 30;
@@ -627,7 +623,7 @@ class mpi_transport final : public transport {
         const void* from = apart ? source : dest;
         std::function<void()> copy_own;  // (left empty where there is nothing to copy: no cost)
         if (apart) copy_own = [&] { p2p_.alongside(bytes, [&] { std::memcpy(dest, source, bytes); }); };
-        if (long_chain) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own, chain_segment_long);
+        if (long_chain) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own, mpi::p2p_collectives::segment_long);
         else if (bytes <= p2p_bcast_max) p2p_.broadcast(c, dest, bytes, root, from, copy_own);
         else if (bytes <= p2p_chain_max) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own);
         else {
