@@ -734,11 +734,13 @@ template <class T> void broadcast_over_nodes(ishmem_team_t team, T* dest, const 
 // in its node). The transport's exchange takes ceil(log2) rounds of its members, so the two levels
 // save rounds only where there are fewer leaders by that measure (2 x 2 PEs: 1 round, not 2;
 // 1 + 2 + 1: 2 either way, and the node's steps cost more, stop 35); from collect_levels_min
-// bytes sending each node's blocks once pays for them anyway. Above collect_levels_max flat: the
+// bytes sending each node's blocks once pays for them anyway (1 + 2 + 1 at 128 KiB in all: collect
+// and fcollect 0.96 and 0.73 of MPI flat against 1.25 and 1.10 on two levels; at 256 KiB alike
+// within the spread, stop 41). Above collect_levels_max flat: the
 // hand-on copies the whole dest after the exchange, where MPI delivers each member's data
 // straight (between namespaces on one host, where the network is a copy too, it cost more: at
 // 1 MiB in all, fcollect on 1 + 2 + 1 PEs 1.14 of MPI on two levels, 0.89 flat, stop 36).
-inline constexpr size_t collect_levels_min = size_t{128} << 10, collect_levels_max = size_t{512} << 10;
+inline constexpr size_t collect_levels_min = size_t{256} << 10, collect_levels_max = size_t{512} << 10;
 inline int rounds_of(size_t members) {
     int r = 0;
     while ((size_t{1} << r) < members) ++r;
