@@ -60,10 +60,6 @@ struct options : bench::options {
     // --mpi-on-heap: the MPI peer's buffers are symmetric too (ishmem_malloc) instead of private
     // memory: tells the cost of the memory (the heap is a shared mapping) from that of the library.
     bool mpi_on_heap = false;
-    // --mpi-beside-thread: ishmem's progress thread (on PEs that reach others through its MPI
-    // transport) runs on during the MPI peer's batches; by default it is held then (bench::peer_batch
-    // says why).
-    bool mpi_beside_thread = false;
     // --ops: the ops to run (names as in the CSV; "barriers" or any barrier's name runs all three);
     // empty: every op.
     std::vector<std::string> ops;
@@ -129,7 +125,6 @@ options parse(int argc, char** argv) {
     bench::parse_options(o, argc, argv, [&](const std::string& a, int& i) {
         if (a == "--mpi-nb") return o.mpi_nb = true;
         if (a == "--mpi-on-heap") return o.mpi_on_heap = true;
-        if (a == "--mpi-beside-thread") return o.mpi_beside_thread = true;
         if (a == "--ops" && i + 1 < argc) {
             for (const std::string& op : split_commas(argv[++i]))
                 if (!op.empty()) o.ops.push_back(op);
@@ -177,7 +172,7 @@ constexpr int watchdog_s = 20;
 struct variant {
     const char* name;
     std::function<void(long)> run;
-    bool peer = false;  // MPI's: ishmem's progress thread is held through its batches (options::mpi_beside_thread)
+    bool peer = false;  // MPI's: ishmem's progress thread is held through its batches (bench::peer_batch)
 };
 
 // bench::timings: t[k][b] is the time of one call of variant k in round b (us, the slowest PE's);
@@ -467,9 +462,7 @@ void summarize(const coll_bench& b, const options& o, double load_before, double
            o.quick ? "quick (rough numbers)" : "full", b.npes_, cpus, b.npes_ > cpus ? ", oversubscribed" : "",
            o.batches, o.batch_us / 1000.0, seconds, bench::mpi_version().c_str(),
            o.mpi_on_heap ? ", its buffers on the symmetric heap (--mpi-on-heap)" : "",
-           !ishmemi::remote            ? ""
-           : o.mpi_beside_thread ? ", ishmem's progress thread running beside it (--mpi-beside-thread)"
-                                 : ", ishmem's progress thread held through its batches");
+           bench::peer_thread_note(o.mpi_beside_thread));
     printf("# load average %.2f before, %.2f after%s\n", load_before, load_after,
            bench::load_note(load_before, load_after, cpus));
     if (bench::g_layout.spans())

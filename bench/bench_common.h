@@ -60,6 +60,9 @@ struct options {
     double batch_us = 5000;  // target duration of one batch
     std::string bad;         // an option that could not be parsed
     bool help = false;
+    // --mpi-beside-thread: across nodes, ishmem's progress thread runs on during the MPI peer's
+    // batches (peer_batch below says why it is held by default).
+    bool mpi_beside_thread = false;
 };
 
 // Parses argv into o. extra(a, i) is asked first about each argument a = argv[i]: it returns true
@@ -82,6 +85,8 @@ void parse_options(options& o, int argc, char** argv, Extra extra) {
         } else if (a == "--batch-ms" && i + 1 < argc) {
             o.batch_us = std::max(0.001, atof(argv[++i])) * 1000.0;
             batch_set = true;
+        } else if (a == "--mpi-beside-thread") {
+            o.mpi_beside_thread = true;
         } else if (a == "--help" || a == "-h") {
             o.help = true;
         } else if (o.bad.empty()) {
@@ -103,17 +108,12 @@ struct osc_options : options {
     // gives it shared memory), or with --mpi-win create from MPI_Win_create over memory of the
     // program's own, as ishmem's transport makes its windows over its heap.
     bool win_create = false;
-    // --mpi-beside-thread: ishmem's progress thread runs on during the MPI peer's batches
-    // (peer_batch below says why it is held by default).
-    bool mpi_beside_thread = false;
 };
 
 // Takes --mpi-osc NAME and --mpi-win allocate|create at argv[i]; false for any other argument.
 inline bool take_osc_option(osc_options& o, const std::string& a, int& i, int argc, char** argv) {
     if (a == "--mpi-osc" && i + 1 < argc) {
         o.osc = argv[++i];
-    } else if (a == "--mpi-beside-thread") {
-        o.mpi_beside_thread = true;
     } else if (a == "--mpi-win" && i + 1 < argc) {
         const std::string v = argv[++i];
         if (v == "allocate" || v == "create")

@@ -24,6 +24,16 @@ constexpr std::size_t big = 40000;  // 320 KB of int64_t or double
 
 int64_t operand(int pe, std::size_t i) { return static_cast<int64_t>((pe + 1) * 1000003 + i * 7 % 1009); }
 
+// What a sum scan gives team PE me at element i: value(world PE, i) summed over team PEs 0..me - 1,
+// and me too where inclusive.
+template <class T, class F>
+T scan_want(ishmem_team_t team, int me, bool inclusive, std::size_t i, F value) {
+    T want = 0;
+    for (int j = 0; j < me + (inclusive ? 1 : 0); ++j)
+        want += value(ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD), i);
+    return want;
+}
+
 // Sum, max and xor of int64 and sum of double over `team`, with nreduce = big, through the base and
 // the _work_group forms; every element checked.
 TEST(CollLarge, ReductionsOverTheChunkedPath) {
@@ -125,9 +135,7 @@ TEST(CollLarge, ScansOverTheChunkedPath) {
                 }
                 std::size_t bad = 0;
                 for (std::size_t i = 0; i < n; ++i) {
-                    int64_t want = 0;
-                    for (int j = 0; j < me + (inclusive ? 1 : 0); ++j)
-                        want += operand(ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD), i);
+                    const int64_t want = scan_want<int64_t>(team, me, inclusive, i, operand);
                     if (out[i] != want && bad++ == 0)
                         ADD_FAILURE() << (inclusive ? "inscan" : "exscan") << (in_place ? " in place" : "")
                                       << ", team PE " << me << ", element " << i << ": " << out[i] << " != " << want;
@@ -170,9 +178,7 @@ TEST(CollLarge, ScansOfIntsOfOddLengths) {
                               0);
                     std::size_t bad = 0;
                     for (std::size_t i = 0; i < n; ++i) {
-                        int want = 0;
-                        for (int j = 0; j < me + (inclusive ? 1 : 0); ++j)
-                            want += value(ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD), i);
+                        const int want = scan_want<int>(team, me, inclusive, i, value);
                         if (out[i] != want && bad++ == 0)
                             ADD_FAILURE() << (inclusive ? "inscan" : "exscan") << (in_place ? " in place" : "") << " of "
                                           << n << " ints, team PE " << me << ", element " << i << ": " << out[i]

@@ -29,6 +29,16 @@ TEST(ProgressThread, HeldAnswersNothingWaitsStillServeReleasedAnswersAgain) {
     long adders = 0;  // (PE 0's count: the PEs whose heap it does not map)
     for (int pe = 1; pe < n; ++pe) adders += ishmem_ptr(word, pe) == nullptr;
     const bool adder = me != 0 && ishmem_ptr(word, 0) == nullptr;
+    // Round k: PE 0 tells the adders (a put of k) that it computes; they wait for that, then add.
+    auto send_go = [&](long k) {
+        for (int pe = 1; pe < n; ++pe)
+            if (ishmem_ptr(word, pe) == nullptr) ishmem_long_p(go, k, pe);
+        ishmem_quiet();  // (completes the puts; answers no atomic)
+    };
+    auto add_after_go = [&](long k, const char* what) {
+        wait_for([&] { return ishmem_long_test(go, ISHMEM_CMP_EQ, k) != 0; }, wait_timeout_ms, what);
+        ishmem_long_atomic_add(word, 1, 0);
+    };
     if (me == 0) ishmemi::remote->hold_progress_thread(true);
     ishmem_barrier_all();
 
@@ -37,9 +47,7 @@ TEST(ProgressThread, HeldAnswersNothingWaitsStillServeReleasedAnswersAgain) {
     // that it computes (PE 0's own waits, in the barrier above too, rightly answer adds). Their
     // barrier below waits for PE 0's answer (its quiet completes their adds).
     if (me == 0) {
-        for (int pe = 1; pe < n; ++pe)
-            if (ishmem_ptr(word, pe) == nullptr) ishmem_long_p(go, 1, pe);
-        ishmem_quiet();  // (completes the puts; answers no atomic)
+        send_go(1);
         long most = 0;
         for (auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
              std::chrono::steady_clock::now() < end;)
@@ -50,25 +58,17 @@ TEST(ProgressThread, HeldAnswersNothingWaitsStillServeReleasedAnswersAgain) {
         EXPECT_EQ(*word, adders);
         ishmemi::remote->hold_progress_thread(false);
     }
-    if (adder) {
-        wait_for([&] { return ishmem_long_test(go, ISHMEM_CMP_EQ, 1) != 0; }, wait_timeout_ms, "PE 0's go");
-        ishmem_long_atomic_add(word, 1, 0);
-    }
+    if (adder) add_after_go(1, "PE 0's go");
     ishmem_barrier_all();
 
     // Released: PE 0 computes again (after its second go), and only the thread can answer the
     // second adds.
     if (me == 0) {
-        for (int pe = 1; pe < n; ++pe)
-            if (ishmem_ptr(word, pe) == nullptr) ishmem_long_p(go, 2, pe);
-        ishmem_quiet();
+        send_go(2);
         wait_for([&] { return seen(word) == 2 * adders; }, wait_timeout_ms,
                  "the second adds, answered by the released progress thread while PE 0 computes");
     }
-    if (adder) {
-        wait_for([&] { return ishmem_long_test(go, ISHMEM_CMP_EQ, 2) != 0; }, wait_timeout_ms, "PE 0's second go");
-        ishmem_long_atomic_add(word, 1, 0);
-    }
+    if (adder) add_after_go(2, "PE 0's second go");
     ishmem_barrier_all();
     if (me == 0) EXPECT_EQ(*word, 2 * adders);
     ishmem_barrier_all();
