@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -195,11 +196,10 @@ TEST(CollLarge, ScansOfIntsOfOddLengths) {
     }
 }
 
-// Reductions of 8 KiB to 256 KiB a member, the sizes that the MPI transport reduces with its own
-// messages (recursive doubling; on 3 members one pair folds first): int64 sums exact, and double
-// sums that round, which every member must get bit for bit alike; world and strided team.
-TEST(CollLarge, MidSizeReductionsSameBitsOnEveryMember) {
-    constexpr std::size_t most = 30000;  // 240 KB of int64_t or double
+// int64 sums (exact) and double sums (which round, and which every member must get bit for bit
+// alike) of each of `sizes` elements over the world and the strided team.
+void check_sums_alike_on_every_member(std::initializer_list<std::size_t> sizes) {
+    const std::size_t most = std::max(sizes);
     sym_array<int64_t> src(most), dst(most);
     sym_array<double> dsrc(most), ddst(most);
     sym_array<uint64_t> digest(1), digests(64);
@@ -208,7 +208,7 @@ TEST(CollLarge, MidSizeReductionsSameBitsOnEveryMember) {
     const int me_world = ishmem_my_pe();
     for (ishmem_team_t team : {ISHMEM_TEAM_WORLD, strided_test_team()}) {
         const int me = ishmem_team_my_pe(team), n = ishmem_team_n_pes(team);
-        for (std::size_t nelems : {std::size_t{1100}, std::size_t{9000}, most}) {
+        for (std::size_t nelems : sizes) {
             for (std::size_t i = 0; i < nelems; ++i) {
                 src[i] = operand(me_world, i);
                 dsrc[i] = 1.0 / (me_world + 3) + static_cast<double>(i) * 1e-7;
@@ -244,6 +244,19 @@ TEST(CollLarge, MidSizeReductionsSameBitsOnEveryMember) {
             ishmem_barrier_all();
         }
     }
+}
+
+// Reductions of 8 KiB to 256 KiB a member, the sizes that the MPI transport reduces with its own
+// messages (recursive doubling; on 3 members one pair folds first).
+TEST(CollLarge, MidSizeReductionsSameBitsOnEveryMember) {
+    check_sums_alike_on_every_member({1100, 9000, 30000});  // up to 240 KB
+}
+
+// Reductions around 512 KiB a member and above, where a team whose node groups save the transport
+// no rounds (1 + 2 + 1 PEs) turns from two levels to one over all members (reduce_flat_min), and
+// the transport's halving or ring reduces: just below, at and above the turn, and 1.1 MB.
+TEST(CollLarge, LargeReductionsSameBitsOnEveryMember) {
+    check_sums_alike_on_every_member({65535, 65536, 65539, 140001});
 }
 
 // A collect whose blocks differ by orders of magnitude, the first PE's empty, an odd PE's 1.2 MB,

@@ -522,18 +522,20 @@ void p2p_collectives::scan(MPI_Comm c, bool inclusive, MPI_Datatype type, void* 
         return;
     }
     // below: the sum of members 0..rank-1, straight into dest where that is what dest gets and
-    // source survives it.
+    // source survives it. The copy of source that the sum needs is made while below is on its way
+    // (as Open MPI's scan copies before it receives): on the chain it is off every member's path.
     char* spare = work.get(bytes);
     char* below = !inclusive && !in_place ? static_cast<char*>(dest) : spare;
     recv_pieces(below, bytes, rank - 1, c, r);
+    auto copy_source = [&](void* to) { alongside(bytes, [&] { std::memcpy(to, source, bytes); }); };
+    if (inclusive && !in_place) copy_source(dest);
+    else if (!inclusive && !in_place && !last) copy_source(spare);
     wait_all(r, pieces(bytes), "a scan's receive");
     if (inclusive) {  // dest = below + source
-        if (!in_place) std::memcpy(dest, source, bytes);
         reduce_local(below, dest, count, type, MPI_SUM);
         pass_on(dest);
     } else if (!in_place) {  // dest = below; the next member gets below + source
         if (!last) {
-            std::memcpy(spare, source, bytes);
             reduce_local(below, spare, count, type, MPI_SUM);
             pass_on(spare);
         }

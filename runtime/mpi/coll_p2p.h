@@ -99,9 +99,11 @@ class p2p_collectives {
     // pair_halving_min: on two members recursive doubling is one exchange of everything and a
     // reduction of everything on both; above this, halving's two exchanges of half each and a
     // reduction of half (as Open MPI's allreduce on two ranks) cost less (1 MiB: 1.12-1.16 of
-    // MPI_Allreduce with doubling, stop 36). copy_early_min: from this size a collect's own
-    // block goes into dest while the messages are in flight.
-    static constexpr size_t halving_min = size_t{16} << 10, ring_min = size_t{64} << 10,
+    // MPI_Allreduce with doubling, stop 36). ring_min: at 64 KiB on 3 members the fold's three
+    // transfers one after another took 1.08-1.10 of MPI_Allreduce, the ring 1.00-1.02 (5 members
+    // 0.90 -> 0.79); at 32 KiB the ring lost (0.82 -> 1.02; stop 42). copy_early_min: from this
+    // size a collect's own block goes into dest while the messages are in flight.
+    static constexpr size_t halving_min = size_t{16} << 10, ring_min = size_t{32} << 10,
                             pair_halving_min = size_t{256} << 10, copy_early_min = size_t{16} << 10;
     static int pieces(size_t bytes);
     collected collect_pair(MPI_Comm c, int rank, void* dest, const void* source, size_t bytes);

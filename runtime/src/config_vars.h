@@ -106,7 +106,7 @@ inline constexpr config_var config_vars[] = {
      "consecutive PEs a node) or cyclic:N (N nodes, PE p on node p mod N). All but hostname test the "
      "multi-node paths on one machine; they need the MPI runtime."},
     {"ISHMEM_HIERARCHICAL", "1",
-     "Multi-node jobs: 1 runs barriers, reductions, broadcasts and (where it pays) collects and fcollects of a "
+     "Multi-node jobs: 1 runs barriers, broadcasts and (where it pays) reductions, collects and fcollects of a "
      "team with several PEs on some node in two levels (shared memory within each node, the transport between "
      "one PE of each node; large broadcasts whose chain passes through a node of several PEs go down one chain of "
      "all members instead); "

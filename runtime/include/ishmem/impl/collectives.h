@@ -682,28 +682,57 @@ int scan(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems
 // operation among one PE per node instead of one among all members, and each node's share once.
 // Every PE gets its leader's copy of the result, so floating-point reductions agree on all PEs.
 
+// The rounds of an exchange among `members` by recursive doubling: ceil(log2 members).
+inline int rounds_of(size_t members) {
+    int r = 0;
+    while ((size_t{1} << r) < members) ++r;
+    return r;
+}
+
+// Whether a reduction of `bytes` per member over a team with node groups g runs on two levels.
+// Where the leaders' exchange saves rounds (2 x 2 PEs: 1, not 2), always. Where it does not
+// (1 + 2 + 1 and 1 + 1 + 2: 2 either way) only below reduce_flat_min: from there the node's own
+// passes over the whole array (its reduction, the leader's hand-on) cost more than they save,
+// where the transport's halving or ring among all members gives each its share (between
+// namespaces over TCP, of MPI_Allreduce, two levels against flat: 8 B 0.86-0.91 / 1.02, 128 KiB
+// 0.72-0.75 / 0.82-0.83, 512 KiB 1.06-1.17 / 1.00-1.05, 4 MiB 1.08-1.11 / 1.01-1.02; stop 42).
+inline constexpr size_t reduce_flat_min = size_t{512} << 10;
+inline bool reduce_on_levels(const node_groups& g, int members, size_t bytes) {
+    if (g.part < 0) return false;
+    return rounds_of(g.count.size()) < rounds_of(static_cast<size_t>(members)) || bytes < reduce_flat_min;
+}
+
 template <int Op, class T>
 void reduce_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const char* routine) {
     const node_groups& g = team_nodes[static_cast<size_t>(team)];
-    if (g.part < 0) return remote->reduction(Op, 0, elem_kind_of<T>(), team, dest, source, nreduce);
+    if (!reduce_on_levels(g, teams[team].size, nreduce * sizeof(T)))
+        return remote->reduction(Op, 0, elem_kind_of<T>(), team, dest, source, nreduce);
     reduce<Op>(alone{}, g.part, dest, source, nreduce, routine);
     if (teams[g.part].my_index == 0) remote->reduction(Op, 0, elem_kind_of<T>(), g.part, dest, dest, nreduce);
     broadcast(alone{}, g.part, dest, dest, nreduce, 0);
 }
 
 // Whether a broadcast from member root of a team with node groups g goes down one chain of all
-// members (the transport's broadcast_chain) instead of two levels: from chain_through_min bytes,
-// where every group is a run of consecutive members and the chain (members in order from the root,
-// wrapping) passes through a node of two or more members, neither the first nor the last it
-// visits. There one member of that node receives each segment from the node before while another
-// sends the one before on to the node after; on two levels one leader does both, or MPI_Ibcast's
-// root sends to every leader in turn (its choice on up to 4 members). Between namespaces over TCP,
-// where a transfer costs both processes a copy, on 1 + 2 + 1 PEs against MPI_Bcast: 1 MiB 1.07,
-// 4 MiB 0.97 (two levels 1.16, 1.29); on 2 x 2, where no node lies in the middle, one chain lost
-// (1.00 against two levels' 0.82; stop 41).
+// members (the transport's broadcast_chain) instead of two levels or the transport's choice: from
+// chain_through_min bytes,
+// - on a team without node groups (one member per node, or ISHMEM_HIERARCHICAL=0) of 3 or 4
+//   members, where MPI_Ibcast's root would send the whole message to every member in turn
+//   (libnbc's linear algorithm on up to 4) while on the chain each link carries it once: on
+//   1 + 1 + 1 PEs, of MPI_Bcast, 512 KiB 1.27 -> 1.07, 1 MiB 1.14 -> 0.98, 4 MiB 1.03 -> 0.93
+//   (stop 42; on 2 members, one link, the chain lost);
+// - where every group is a run of consecutive members and the chain (members in order from the
+//   root, wrapping) passes through a node of two or more members, neither the first nor the last
+//   it visits. There one member of that node receives each segment from the node before while
+//   another sends the one before on to the node after; on two levels one leader does both, or
+//   MPI_Ibcast's root sends to every leader in turn. Between namespaces over TCP, where a transfer
+//   costs both processes a copy, on 1 + 2 + 1 PEs against MPI_Bcast: 1 MiB 1.07, 4 MiB 0.97 (two
+//   levels 1.16, 1.29); on 2 x 2, where no node lies in the middle, one chain lost (1.00 against
+//   two levels' 0.82; stop 41).
 inline constexpr size_t chain_through_min = size_t{512} << 10;
-inline bool chain_through_nodes(const node_groups& g, int members, int root, size_t bytes) {
-    if (bytes < chain_through_min || g.part < 0 || !g.contiguous) return false;
+inline bool broadcast_on_one_chain(const node_groups& g, int members, int root, size_t bytes) {
+    if (bytes < chain_through_min) return false;
+    if (g.part < 0) return members == 3 || members == 4;
+    if (!g.contiguous) return false;
     const int first = g.group_of[static_cast<size_t>(root)];
     const int last = g.group_of[static_cast<size_t>((root - 1 + members) % members)];
     for (size_t k = 0; k < g.count.size(); ++k)
@@ -714,7 +743,7 @@ inline bool chain_through_nodes(const node_groups& g, int members, int root, siz
 // The root's node first, then the leaders from the root's leader, then the other nodes.
 template <class T> void broadcast_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems, int root) {
     const node_groups& g = team_nodes[static_cast<size_t>(team)];
-    if (chain_through_nodes(g, teams[team].size, root, nelems * sizeof(T))) {
+    if (broadcast_on_one_chain(g, teams[team].size, root, nelems * sizeof(T))) {
         remote->broadcast_chain(team, dest, source, nelems * sizeof(T), root);
         return;
     }
@@ -741,11 +770,6 @@ template <class T> void broadcast_over_nodes(ishmem_team_t team, T* dest, const 
 // straight (between namespaces on one host, where the network is a copy too, it cost more: at
 // 1 MiB in all, fcollect on 1 + 2 + 1 PEs 1.14 of MPI on two levels, 0.89 flat, stop 36).
 inline constexpr size_t collect_levels_min = size_t{256} << 10, collect_levels_max = size_t{512} << 10;
-inline int rounds_of(size_t members) {
-    int r = 0;
-    while ((size_t{1} << r) < members) ++r;
-    return r;
-}
 inline bool collect_on_levels(const node_groups& g, int members, size_t total) {
     if (g.part < 0 || !g.contiguous || total > collect_levels_max) return false;
     return rounds_of(g.count.size()) < rounds_of(static_cast<size_t>(members)) || total >= collect_levels_min;
