@@ -29,6 +29,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,14 +62,28 @@ struct options : bench::options {
     // --mpi-on-heap: the MPI peer's buffers are symmetric too (ishmem_malloc) instead of private
     // memory: tells the cost of the memory (the heap is a shared mapping) from that of the library.
     bool mpi_on_heap = false;
-    // --ops: the ops to run (names as in the CSV; "barriers" or any barrier's name runs all three);
-    // empty: every op.
+    // --ops: the ops to run (names as in the CSV; any barrier's name runs all three); empty: every
+    // op. asked: every name the driver has asked about, so that a name in --ops that is no op's
+    // shows at the end (unknown_ops).
     std::vector<std::string> ops;
+    mutable std::set<std::string> asked;
     bool wants(const char* name) const {
+        asked.insert(name);
         if (ops.empty()) return true;
         for (const std::string& n : ops)
             if (n == name) return true;
         return false;
+    }
+    bool wants_any(std::initializer_list<const char*> names) const {
+        bool any = false;
+        for (const char* n : names) any = wants(n) || any;  // (asks about every name)
+        return any;
+    }
+    std::string unknown_ops() const {
+        std::string list;
+        for (const std::string& n : ops)
+            if (!asked.count(n)) list += (list.empty() ? "" : ", ") + n;
+        return list;
     }
 };
 
@@ -86,7 +102,8 @@ void usage(const char* argv0) {
             "  --mpi-beside-thread  ishmem's progress thread runs on during the MPI peer's batches (by default it is\n"
             "                   held then: MPI as in a program without ishmem)\n"
             "  --ops LIST       only these ops, comma-separated, named as in the CSV (e.g. int64_sum_inscan;\n"
-            "                   barrier_all, team_sync or sync_all runs the three barriers)\n",
+            "                   barrier_all, team_sync or sync_all runs the three barriers); a name that is no\n"
+            "                   op's ends the run with status 2 and the list of ops\n",
             argv0);
 }
 
@@ -565,7 +582,7 @@ int main(int argc, char** argv) {
     const int right = (me + 1) % npes, left = (me + npes - 1) % npes;
 
     // ---- barrier_all, team_sync, sync_all against MPI_Barrier (no size: bytes 0) ------------------
-    if (o.wants("barrier_all") || o.wants("team_sync") || o.wants("sync_all")) {
+    if (o.wants_any({"barrier_all", "team_sync", "sync_all"})) {
         // Checks: barrier_all completes puts (each PE puts into its right neighbour's word, then reads
         // the word its left neighbour put into); team_sync and sync_all order local stores (each PE
         // stores into its own word, then gets its left neighbour's). Two words, used in turn, so that
@@ -896,6 +913,14 @@ int main(int argc, char** argv) {
     if (me == 0) summarize(b, o, load_before, seconds);
     const bool all_right = b.wrong_.empty();
     int status = all_right ? 0 : 1;
+    if (const std::string unknown = o.unknown_ops(); !unknown.empty()) {
+        if (me == 0) {
+            std::string known;
+            for (const std::string& n : o.asked) known += (known.empty() ? "" : ", ") + n;
+            fprintf(stderr, "bench_coll: --ops names no op of bench_coll: %s (its ops: %s)\n", unknown.c_str(), known.c_str());
+        }
+        status = 2;
+    }
     MPI_Bcast(&status, 1, MPI_INT, 0, world);
 
     set_doing("the final barrier");

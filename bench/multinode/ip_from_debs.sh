@@ -1,7 +1,8 @@
-# Sourced by the device A/B scripts (bench/results/multinode-16core-*/ab.sh), from the repository
-# root: a machine without iproute2 (the GPU machines) gets `ip` from the Debian packages carried
-# in .deps/debs (iproute2 and its libraries, `apt-get download`), run through the dynamic loader
-# with their libraries, for tests/multinode/netns_mpirun.sh's namespaces.
+# Sourced by bench/multinode/ab_rounds.sh (and the device A/B scripts of
+# bench/results/multinode-16core-*), from the repository root: a machine without iproute2 (the GPU
+# machines) gets `ip` from the Debian packages carried in .deps/debs (iproute2 and its libraries,
+# `apt-get download`), run through the dynamic loader with their libraries, for
+# tests/multinode/netns_mpirun.sh's namespaces.
 if ! command -v ip >/dev/null; then
   mkdir -p /tmp/iproute/wrap && for f in .deps/debs/*.deb; do dpkg -x "$f" /tmp/iproute; done
   printf '#!/bin/sh\nexec /lib64/ld-linux-x86-64.so.2 --library-path /tmp/iproute/lib/x86_64-linux-gnu:/tmp/iproute/usr/lib/x86_64-linux-gnu /tmp/iproute/bin/ip "$@"\n' > /tmp/iproute/wrap/ip
