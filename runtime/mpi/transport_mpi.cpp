@@ -607,7 +607,9 @@ class mpi_transport final : public transport {
     // (between namespaces over TCP, ratios to MPI_Bcast with it against MPI_Ibcast, 12 rounds on
     // 2 x 2, 1 + 2 + 1, 2 x 1 and 3 x 1 PEs: 96 KiB 0.42-0.78 against 0.74-1.04, 128 KiB
     // 0.48-0.87 against 0.69-1.04, 256 KiB 0.50-1.06 against 0.60-1.06). From 512 KiB it was
-    // mostly slower, with segments of 32, 60 or 256 KiB (1 MiB 1.06-1.60 against 1.01-1.17; stop 39).
+    // mostly slower, with segments of 32, 60 or 256 KiB (1 MiB 1.06-1.60 against 1.01-1.17; stop 39),
+    // but not everywhere: the callers ask for the long chain (broadcast_chain) from 512 KiB where it
+    // pays (broadcast_on_one_chain in collectives.h: a node in the middle, or 3-4 single-PE nodes).
     static constexpr size_t p2p_chain_max = size_t{256} << 10;
     static constexpr size_t p2p_coll_max = 8192, p2p_bcast_max = size_t{64} << 10,
                             p2p_alltoall_max = size_t{64} << 10, p2p_collect_max = size_t{64} << 10,
