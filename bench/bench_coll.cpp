@@ -79,13 +79,20 @@ struct options : bench::options {
         for (const char* n : names) any = wants(n) || any;  // (asks about every name)
         return any;
     }
-    std::string unknown_ops() const {
-        std::string list;
+    std::vector<std::string> unknown_ops() const {
+        std::vector<std::string> unknown;
         for (const std::string& n : ops)
-            if (!asked.count(n)) list += (list.empty() ? "" : ", ") + n;
-        return list;
+            if (!asked.count(n)) unknown.push_back(n);
+        return unknown;
     }
 };
+
+// "a, b, c".
+template <class Names> std::string joined(const Names& names) {
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    return list;
+}
 
 void usage(const char* argv0) {
     fprintf(stderr,
@@ -913,12 +920,10 @@ int main(int argc, char** argv) {
     if (me == 0) summarize(b, o, load_before, seconds);
     const bool all_right = b.wrong_.empty();
     int status = all_right ? 0 : 1;
-    if (const std::string unknown = o.unknown_ops(); !unknown.empty()) {
-        if (me == 0) {
-            std::string known;
-            for (const std::string& n : o.asked) known += (known.empty() ? "" : ", ") + n;
-            fprintf(stderr, "bench_coll: --ops names no op of bench_coll: %s (its ops: %s)\n", unknown.c_str(), known.c_str());
-        }
+    if (const std::vector<std::string> unknown = o.unknown_ops(); !unknown.empty()) {
+        if (me == 0)
+            fprintf(stderr, "bench_coll: --ops names no op of bench_coll: %s (its ops: %s)\n", joined(unknown).c_str(),
+                    joined(o.asked).c_str());
         status = 2;
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, world);

@@ -688,6 +688,11 @@ inline int rounds_of(size_t members) {
     while ((size_t{1} << r) < members) ++r;
     return r;
 }
+// Whether the leaders' exchange of a team with node groups g takes fewer rounds than its members'
+// would (2 x 2 PEs: 1, not 2; 1 + 2 + 1: 2 either way).
+inline bool levels_save_rounds(const node_groups& g, int members) {
+    return rounds_of(g.count.size()) < rounds_of(static_cast<size_t>(members));
+}
 
 // Whether a reduction of `bytes` per member over a team with node groups g runs on two levels.
 // Where the leaders' exchange saves rounds (2 x 2 PEs: 1, not 2), always. Where it does not
@@ -698,8 +703,7 @@ inline int rounds_of(size_t members) {
 // 0.72-0.75 / 0.82-0.83, 512 KiB 1.06-1.17 / 1.00-1.05, 4 MiB 1.08-1.11 / 1.01-1.02; stop 42).
 inline constexpr size_t reduce_flat_min = size_t{512} << 10;
 inline bool reduce_on_levels(const node_groups& g, int members, size_t bytes) {
-    if (g.part < 0) return false;
-    return rounds_of(g.count.size()) < rounds_of(static_cast<size_t>(members)) || bytes < reduce_flat_min;
+    return g.part >= 0 && (levels_save_rounds(g, members) || bytes < reduce_flat_min);
 }
 
 template <int Op, class T>
@@ -772,7 +776,7 @@ template <class T> void broadcast_over_nodes(ishmem_team_t team, T* dest, const 
 inline constexpr size_t collect_levels_min = size_t{256} << 10, collect_levels_max = size_t{512} << 10;
 inline bool collect_on_levels(const node_groups& g, int members, size_t total) {
     if (g.part < 0 || !g.contiguous || total > collect_levels_max) return false;
-    return rounds_of(g.count.size()) < rounds_of(static_cast<size_t>(members)) || total >= collect_levels_min;
+    return levels_save_rounds(g, members) || total >= collect_levels_min;
 }
 
 // Where every group is a run of consecutive members, whose blocks are then one run of dest: each
