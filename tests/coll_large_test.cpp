@@ -380,13 +380,12 @@ TEST(CollLarge, BigCopiesInWorkGroups) {
     ishmem_barrier_all();
 }
 
-// Large broadcasts one after another into the same dest, from every root in turn, with no
-// barrier between them (across nodes: the node steps and the leaders' broadcast, whose roles
-// change with the root, in a row; 200001 bytes go down the transport's chain of segments, the
-// larger ones through MPI_Ibcast). The source changes between calls, as a root may change it
-// once its call returns.
-TEST(CollLarge, LargeBroadcastsInARowFromEveryRoot) {
-    constexpr std::size_t most = (std::size_t{1} << 20) + 5;
+// Broadcasts of each of `sizes` bytes one after another into the same dest, from every root in
+// turn, with no barrier between them, on the world and the strided team. The source changes
+// between calls, as a root may change it once its call returns; the 64 bytes past the largest
+// size must stay untouched.
+void check_broadcasts_in_a_row(std::initializer_list<std::size_t> sizes) {
+    const std::size_t most = *std::max_element(sizes.begin(), sizes.end());
     const int me_world = ishmem_my_pe();
     sym_array<unsigned char> src(most), dst(most + 64);
     ASSERT_TRUE(src && dst);
@@ -399,7 +398,7 @@ TEST(CollLarge, LargeBroadcastsInARowFromEveryRoot) {
         ishmem_barrier_all();
         if (me < 0) continue;
         int call = 0;
-        for (std::size_t bytes : {std::size_t{200001}, std::size_t{512} << 10, std::size_t{700001}, most}) {
+        for (std::size_t bytes : sizes) {
             for (int root = 0; root < n; ++root, ++call) {
                 for (std::size_t i = 0; i < bytes; ++i) src[i] = byte_of(me_world, i, call);
                 EXPECT_EQ(ishmem_broadcastmem(team, dst.get(), src.get(), bytes, root), 0);
@@ -415,6 +414,20 @@ TEST(CollLarge, LargeBroadcastsInARowFromEveryRoot) {
         }
     }
     ishmem_barrier_all();
+}
+
+// Large ones (across nodes: the node steps and the leaders' broadcast, whose roles change with the
+// root, in a row; 200001 bytes go down the transport's chain of segments, from 512 KiB one chain
+// of all members on 3 or 4 single-PE nodes, else MPI_Ibcast).
+TEST(CollLarge, LargeBroadcastsInARowFromEveryRoot) {
+    check_broadcasts_in_a_row({std::size_t{200001}, std::size_t{512} << 10, std::size_t{700001}, (std::size_t{1} << 20) + 5});
+}
+
+// Small ones, around the sizes where 3 members without node groups go from one chain (below
+// 32 KiB) to the transport's binomial tree, and a tree's piece boundaries.
+TEST(CollLarge, SmallBroadcastsInARowFromEveryRoot) {
+    check_broadcasts_in_a_row({std::size_t{1}, std::size_t{8}, std::size_t{255}, std::size_t{4096}, std::size_t{32767},
+                               std::size_t{32768}, std::size_t{32769}, std::size_t{65536}});
 }
 
 // Broadcasts of sizes that are no multiple of any piece or page, from every root, and one of over
