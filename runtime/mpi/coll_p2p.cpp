@@ -218,57 +218,78 @@ size_t p2p_collectives::probe(int from, MPI_Comm c, MPI_Message* msg) {
     return static_cast<size_t>(told);
 }
 
-void p2p_collectives::take(MPI_Message* msg, void* into, size_t bytes, int from, MPI_Comm c, MPI_Request* sent,
-                           int ns, const std::function<void()>& meanwhile) {
-    MPI_Request r[2 * pieces_max + 1];
-    std::copy(sent, sent + ns, r);
-    int nr = ns;
+int p2p_collectives::post_take(MPI_Message* msg, void* into, size_t bytes, int from, MPI_Comm c, MPI_Request* r) {
     if (*msg == MPI_MESSAGE_NULL) {  // its length came first: the pieces follow
-        recv_pieces(into, bytes, from, c, r + nr);
-        nr += pieces(bytes);
-    } else if (bytes <= 4096) {
+        recv_pieces(into, bytes, from, c, r);
+        return pieces(bytes);
+    }
+    if (bytes <= 4096) {
         // Small enough to have come whole with its envelope (Open MPI's eager limits: 4 KiB within
         // a node, 64 KiB over TCP): taking it does not wait.
         check(locked([&] { return MPI_Mrecv(into, static_cast<int>(bytes), MPI_BYTE, msg, MPI_STATUS_IGNORE); }),
               "MPI_Mrecv");
-    } else {
-        check(locked([&] { return MPI_Imrecv(into, static_cast<int>(bytes), MPI_BYTE, msg, &r[nr++]); }), "MPI_Imrecv");
+        return 0;
     }
-    if (meanwhile) meanwhile();
+    check(locked([&] { return MPI_Imrecv(into, static_cast<int>(bytes), MPI_BYTE, msg, r); }), "MPI_Imrecv");
+    return 1;
+}
+
+void p2p_collectives::take(MPI_Message* msg, void* into, size_t bytes, int from, MPI_Comm c, MPI_Request* sent,
+                           int ns) {
+    MPI_Request r[2 * pieces_max + 1];
+    std::copy(sent, sent + ns, r);
+    const int nr = ns + post_take(msg, into, bytes, from, c, r + ns);
     wait_all(r, nr, "a collect's exchange");
 }
 
-p2p_collectives::collected p2p_collectives::collect_pair(MPI_Comm c, int rank, void* dest, const void* source,
-                                                          size_t bytes) {
-    const int peer = 1 - rank;
+p2p_collectives::collected p2p_collectives::collect_direct(MPI_Comm c, int n, int rank, void* dest,
+                                                            const void* source, size_t bytes) {
     char* d = static_cast<char*>(dest);
     const char* mine = static_cast<const char*>(source);
-    MPI_Request sent[pieces_max + 1];
-    uint64_t told = 0;
-    const int ns = send_told(mine, bytes, &told, peer, c, sent);
-    MPI_Message msg = MPI_MESSAGE_NULL;
-    const size_t theirs = probe(peer, c, &msg);
-    // Member 0's block, then member 1's. The peer's goes straight to its place unless that place
-    // holds part of my source, which is being sent: then aside, and in place after mine.
-    char* place = rank == 0 ? d + bytes : d;
-    char* own = rank == 0 ? d : d + theirs;
-    const bool meets = bytes && theirs && mine < place + theirs && place < mine + bytes;
-    char* into = meets ? work.get(theirs) : place;
+    MPI_Request r[2 * (direct_max - 1) * (pieces_max + 1)];
+    uint64_t told[direct_max];  // (each send's own: a send's buffer is not written while it goes)
+    int nr = 0;
+    for (int i = 1; i < n; ++i) nr += send_told(mine, bytes, &told[i], (rank + i) % n, c, r + nr);
+    // Every length (from the messages), then dest's layout: member 0's block, member 1's, ...
+    size_t length[direct_max], start[direct_max], at = 0, largest = 0;
+    MPI_Message msg[direct_max];
+    for (int m = 0; m < n; ++m) length[m] = m == rank ? bytes : probe(m, c, &msg[m]);
+    for (int m = 0; m < n; ++m) {
+        start[m] = at;
+        at += length[m];
+        largest = std::max(largest, length[m]);
+    }
+    // Each block straight into its place, unless that place holds part of my source, which is being
+    // sent: then aside, and into place once the sends are done and my own block is in its place.
+    auto meets = [&](int m) { return bytes && length[m] && mine < d + start[m] + length[m] && d + start[m] < mine + bytes; };
+    size_t aside = 0;
+    for (int m = 0; m < n; ++m)
+        if (m != rank && meets(m)) aside += length[m];
+    char* spare = aside ? work.get(aside) : nullptr;
+    char* into[direct_max];
+    aside = 0;
+    for (int m = 0; m < n; ++m) {
+        if (m == rank) continue;
+        into[m] = meets(m) ? spare + aside : d + start[m];
+        if (meets(m)) aside += length[m];
+        nr += post_take(&msg[m], into[m], length[m], m, c, r + nr);
+    }
     // My block into its place while the messages go, unless that place holds part of my source.
+    char* own = d + start[rank];
     const bool own_now = bytes >= copy_early_min && own != mine && !overlap_partly(own, mine, bytes);
-    std::function<void()> copy_own;  // (left empty for small blocks: no cost)
-    if (own_now) copy_own = [&] { alongside(bytes, [&] { std::memcpy(own, mine, bytes); }); };
-    take(&msg, into, theirs, peer, c, sent, ns, copy_own);
+    if (own_now) alongside(bytes, [&] { std::memcpy(own, mine, bytes); });
+    wait_all(r, nr, "a collect's exchange");
     if (bytes && own != mine && !own_now) std::memmove(own, mine, bytes);
-    if (meets) std::memcpy(place, into, theirs);
+    for (int m = 0; m < n; ++m)
+        if (m != rank && meets(m)) std::memcpy(d + start[m], into[m], length[m]);
     work.trim();
-    return {std::max(bytes, theirs), bytes + theirs};
+    return {largest, at};
 }
 
 p2p_collectives::collected p2p_collectives::collect(MPI_Comm c, void* dest, const void* source, size_t bytes) {
     int n = 0, rank = 0;
     shape(c, &n, &rank);
-    if (n == 2) return collect_pair(c, rank, dest, source, bytes);
+    if (n <= direct_max) return collect_direct(c, n, rank, dest, source, bytes);
     // buf: the blocks of members rank, rank + 1, ... (mod n) in that order, each as its length (8
     // bytes) and its data; ends[j]: where block j ends. Sending the first k blocks is sending a
     // prefix of buf; the k blocks received are the next ones, appended.

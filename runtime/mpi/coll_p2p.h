@@ -60,8 +60,9 @@ class p2p_collectives {
     // algorithm (ceil(log2 n) rounds, any n) on messages that carry each block's length before it,
     // so that no member needs to learn the lengths first: one round trip less than the lengths'
     // allgather + MPI_Allgatherv, for two copies (into a buffer of the blocks, then into dest).
-    // Returns the largest block and the total (alike on every member). On two members each block
-    // goes straight from source into the other's dest, its length that of the message.
+    // Returns the largest block and the total (alike on every member). On 2 or 3 members
+    // (collect_direct) each block goes straight from source into the others' dest, its length
+    // that of the message.
     struct collected {
         size_t largest, total;
     };
@@ -106,7 +107,12 @@ class p2p_collectives {
     static constexpr size_t halving_min = size_t{16} << 10, ring_min = size_t{32} << 10,
                             pair_halving_min = size_t{256} << 10, copy_early_min = size_t{16} << 10;
     static int pieces(size_t bytes);
-    collected collect_pair(MPI_Comm c, int rank, void* dest, const void* source, size_t bytes);
+    // collect on up to direct_max members: every member's block straight to every other at once,
+    // in one round. On 2 and 3 members Bruck's algorithm sends a member's own block alone in each
+    // round anyway, but on 3 its second round waits for the first (1 + 1 + 1 PEs, of
+    // MPI_Allgatherv: 8 B 1.25, 64 B 1.19 with Bruck's; stop 43).
+    static constexpr int direct_max = 3;
+    collected collect_direct(MPI_Comm c, int n, int rank, void* dest, const void* source, size_t bytes);
     // A collect's messages, whose length only the message tells. One message on tag where it is
     // a single piece; else the length first (8 bytes on tag + 1), then the pieces, which the
     // receiver posts for as soon as it has the length (eager pieces that came before their receive
@@ -116,9 +122,10 @@ class p2p_collectives {
     // take receives the block into `into` and waits for it and for the sends `sent` (ns of them).
     int send_told(const void* buf, size_t bytes, uint64_t* told, int to, MPI_Comm c, MPI_Request* r);
     size_t probe(int from, MPI_Comm c, MPI_Message* msg);
-    // take calls meanwhile (if any) once the receive is posted, before it waits.
-    void take(MPI_Message* msg, void* into, size_t bytes, int from, MPI_Comm c, MPI_Request* sent, int ns,
-              const std::function<void()>& meanwhile = {});
+    // post_take only posts the receive (r: room for pieces(bytes) requests) and returns how many
+    // requests it posted.
+    void take(MPI_Message* msg, void* into, size_t bytes, int from, MPI_Comm c, MPI_Request* sent, int ns);
+    int post_take(MPI_Message* msg, void* into, size_t bytes, int from, MPI_Comm c, MPI_Request* r);
     // As recv and send, in pieces(bytes) messages and requests (r has room for them).
     void recv_pieces(void* buf, size_t bytes, int from, MPI_Comm c, MPI_Request* r);
     void send_pieces(const void* buf, size_t bytes, int to, MPI_Comm c, MPI_Request* r);
