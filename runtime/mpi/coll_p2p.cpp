@@ -246,10 +246,9 @@ p2p_collectives::collected p2p_collectives::collect_direct(MPI_Comm c, int n, in
                                                             const void* source, size_t bytes) {
     char* d = static_cast<char*>(dest);
     const char* mine = static_cast<const char*>(source);
-    MPI_Request r[2 * (direct_max - 1) * (pieces_max + 1)];
-    uint64_t told[direct_max];  // (each send's own: a send's buffer is not written while it goes)
+    MPI_Request r[(direct_max - 1) * (pieces_max + 1)];  // (post_take: pieces where a length came first)
     int nr = 0;
-    for (int i = 1; i < n; ++i) nr += send_told(mine, bytes, &told[i], (rank + i) % n, c, r + nr);
+    for (int i = 1; i < n; ++i) send(mine, bytes, (rank + i) % n, c, &r[nr++]);  // whole: see direct_max
     // Every length (from the messages), then dest's layout: member 0's block, member 1's, ...
     size_t length[direct_max], start[direct_max], at = 0, largest = 0;
     MPI_Message msg[direct_max];

@@ -60,13 +60,20 @@ class p2p_collectives {
     // algorithm (ceil(log2 n) rounds, any n) on messages that carry each block's length before it,
     // so that no member needs to learn the lengths first: one round trip less than the lengths'
     // allgather + MPI_Allgatherv, for two copies (into a buffer of the blocks, then into dest).
-    // Returns the largest block and the total (alike on every member). On 2 or 3 members
-    // (collect_direct) each block goes straight from source into the others' dest, its length
-    // that of the message.
+    // Returns the largest block and the total (alike on every member).
     struct collected {
         size_t largest, total;
     };
     collected collect(MPI_Comm c, void* dest, const void* source, size_t bytes);
+    // collect on up to direct_max members (collect_direct): every member's block straight to every
+    // other at once, in one round, as one message at any size, whose length the receiver takes
+    // from its envelope (over TCP also that of a rendezvous). On 2 and 3 members Bruck's algorithm
+    // sends a member's own block alone in each round anyway, but on 3 its second round waits for
+    // the first (1 + 1 + 1 PEs, of MPI_Allgatherv: 8 B 1.16 -> 0.97, 64 B 1.12 -> 0.96); and whole
+    // messages beat the length and then pieces, and beyond 64 KiB the lengths first and
+    // MPI_Iallgatherv (2 x 1 PEs: 64 KiB 1.23 -> 1.01, 128 KiB 1.18 -> 1.01, 256 KiB 1.12 -> 1.04,
+    // 4 MiB 1.03 -> 0.97; stop 43). So the transport takes it on such teams at every size.
+    static constexpr int direct_max = 3;
     // As collect, every member with the same bytes: recursive doubling straight into dest on 2^k
     // members, collect's algorithm on others.
     void fcollect(MPI_Comm c, void* dest, const void* source, size_t bytes);
@@ -107,11 +114,6 @@ class p2p_collectives {
     static constexpr size_t halving_min = size_t{16} << 10, ring_min = size_t{32} << 10,
                             pair_halving_min = size_t{256} << 10, copy_early_min = size_t{16} << 10;
     static int pieces(size_t bytes);
-    // collect on up to direct_max members: every member's block straight to every other at once,
-    // in one round. On 2 and 3 members Bruck's algorithm sends a member's own block alone in each
-    // round anyway, but on 3 its second round waits for the first (1 + 1 + 1 PEs, of
-    // MPI_Allgatherv: 8 B 1.25, 64 B 1.19 with Bruck's; stop 43).
-    static constexpr int direct_max = 3;
     collected collect_direct(MPI_Comm c, int n, int rank, void* dest, const void* source, size_t bytes);
     // A collect's messages, whose length only the message tells. One message on tag where it is
     // a single piece; else the length first (8 bytes on tag + 1), then the pieces, which the

@@ -396,11 +396,12 @@ class mpi_transport final : public transport {
                 broadcast(c, rank, dest, source, bytes, root, false);
                 return bytes;
             case coll_collect: {
-                // The path follows the largest block of the team's last collect, which every member
-                // knows alike: Bruck's messages, or for large blocks (where its copies cost more
-                // than a round trip) the lengths first and MPI_Iallgatherv straight into dest.
+                // On up to direct_max members the blocks straight to every member, at any size.
+                // Else the path follows the largest block of the team's last collect, which every
+                // member knows alike: Bruck's messages, or for large blocks (where its copies cost
+                // more than a round trip) the lengths first and MPI_Iallgatherv straight into dest.
                 size_t& largest = collect_largest_[static_cast<size_t>(team)];
-                if (largest <= p2p_collect_max) {
+                if (n <= mpi::p2p_collectives::direct_max || largest <= p2p_collect_max) {
                     const mpi::p2p_collectives::collected got = p2p_.collect(c, dest, source, bytes);
                     largest = got.largest;
                     return got.total;
