@@ -260,17 +260,17 @@ p2p_collectives::collected p2p_collectives::collect_direct(MPI_Comm c, int n, in
     }
     // Each block straight into its place, unless that place holds part of my source, which is being
     // sent: then aside, and into place once the sends are done and my own block is in its place.
-    auto meets = [&](int m) { return bytes && length[m] && mine < d + start[m] + length[m] && d + start[m] < mine + bytes; };
-    size_t aside = 0;
-    for (int m = 0; m < n; ++m)
-        if (m != rank && meets(m)) aside += length[m];
+    size_t aside_at[direct_max], aside = 0;  // (SIZE_MAX: straight into place)
+    for (int m = 0; m < n; ++m) {
+        const bool meets = m != rank && bytes && length[m] && mine < d + start[m] + length[m] && d + start[m] < mine + bytes;
+        aside_at[m] = meets ? aside : SIZE_MAX;
+        if (meets) aside += length[m];
+    }
     char* spare = aside ? work.get(aside) : nullptr;
     char* into[direct_max];
-    aside = 0;
     for (int m = 0; m < n; ++m) {
         if (m == rank) continue;
-        into[m] = meets(m) ? spare + aside : d + start[m];
-        if (meets(m)) aside += length[m];
+        into[m] = aside_at[m] == SIZE_MAX ? d + start[m] : spare + aside_at[m];
         nr += post_take(&msg[m], into[m], length[m], m, c, r + nr);
     }
     // My block into its place while the messages go, unless that place holds part of my source.
@@ -280,7 +280,7 @@ p2p_collectives::collected p2p_collectives::collect_direct(MPI_Comm c, int n, in
     wait_all(r, nr, "a collect's exchange");
     if (bytes && own != mine && !own_now) std::memmove(own, mine, bytes);
     for (int m = 0; m < n; ++m)
-        if (m != rank && meets(m)) std::memcpy(d + start[m], into[m], length[m]);
+        if (aside_at[m] != SIZE_MAX) std::memcpy(d + start[m], into[m], length[m]);
     work.trim();
     return {largest, at};
 }
