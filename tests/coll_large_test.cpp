@@ -417,14 +417,18 @@ void check_broadcasts_in_a_row(std::initializer_list<std::size_t> sizes) {
 }
 
 // Large ones (across nodes: the node steps and the leaders' broadcast, whose roles change with the
-// root, in a row; 200001 bytes go down the transport's chain of segments, from 512 KiB one chain
-// of all members on 3 or 4 single-PE nodes, else MPI_Ibcast).
+// root, in a row; 200001 and 262144 bytes go down the transport's chain of segments, or as one
+// message on 2 members; from 512 KiB one chain of all members on 3 or 4 single-PE nodes, whose
+// 256 KiB segments of 1 MiB + 5 and 3 MiB + 3 bytes fill the sends under way and go on as they
+// finish; else MPI_Ibcast).
 TEST(CollLarge, LargeBroadcastsInARowFromEveryRoot) {
-    check_broadcasts_in_a_row({std::size_t{200001}, std::size_t{512} << 10, std::size_t{700001}, (std::size_t{1} << 20) + 5});
+    check_broadcasts_in_a_row({std::size_t{200001}, std::size_t{256} << 10, std::size_t{512} << 10, std::size_t{700001},
+                               (std::size_t{1} << 20) + 5, (std::size_t{3} << 20) + 3});
 }
 
-// Small ones, around the sizes where 3 members without node groups go from one chain (below
-// 32 KiB) to the transport's binomial tree, and a tree's piece boundaries.
+// Small ones, around the sizes where the transport's broadcast on 3 members (3 single-PE nodes,
+// or the leaders of 3 nodes) goes from one chain (below 32 KiB) to its binomial tree, and a
+// tree's piece boundaries.
 TEST(CollLarge, SmallBroadcastsInARowFromEveryRoot) {
     check_broadcasts_in_a_row({std::size_t{1}, std::size_t{8}, std::size_t{255}, std::size_t{4096}, std::size_t{32767},
                                std::size_t{32768}, std::size_t{32769}, std::size_t{65536}});

@@ -153,24 +153,32 @@ void p2p_collectives::broadcast(MPI_Comm c, void* buf, size_t bytes, int root, c
 }
 
 void p2p_collectives::broadcast_chain(MPI_Comm c, void* buf, size_t bytes, int root, const void* from,
-                                      const std::function<void()>& meanwhile, size_t segment_max) {
+                                      const std::function<void()>& meanwhile, segmenting cut) {
     int n = 0, rank = 0;
     shape(c, &n, &rank);
     const int vr = (rank - root + n) % n;
     const int prev = (rank - 1 + n) % n, next = (rank + 1) % n;
     const bool first = vr == 0, last = vr == n - 1;
-    // Segments of equal length (the last one shorter), none over segment_max bytes.
-    const size_t wanted = std::max<size_t>(1, (bytes + segment_max - 1) / segment_max);
+    // Segments of equal length (the last one shorter), none over cut.most bytes.
+    const size_t wanted = std::max<size_t>(1, (bytes + cut.most - 1) / cut.most);
     const size_t seg = std::max<size_t>(1, (bytes + wanted - 1) / wanted);
     const size_t nseg = std::max<size_t>(1, (bytes + seg - 1) / seg);
     auto piece = [&](size_t k) { return std::min(seg, bytes - k * seg); };
     std::vector<MPI_Request> in(first ? 0 : nseg, MPI_REQUEST_NULL), out(last ? 0 : nseg, MPI_REQUEST_NULL);
     char* b = static_cast<char*>(buf);
+    const size_t window = std::max<size_t>(1, cut.in_flight);
+    // Segment k goes to the next member once segment k - window has gone.
+    auto send_on = [&](const char* o, size_t k) {
+        if (k >= window) wait_all(&out[k - window], 1, "a broadcast's sends");
+        send(o + k * seg, piece(k), next, c, &out[k]);
+    };
     if (first) {  // (and the only member where n is 1)
         const char* o = static_cast<const char*>(from ? from : buf);
-        if (!last)
-            for (size_t k = 0; k < nseg; ++k) send(o + k * seg, piece(k), next, c, &out[k]);
+        const size_t now = last ? 0 : std::min(nseg, window);
+        for (size_t k = 0; k < now; ++k) send_on(o, k);
         if (meanwhile) meanwhile();
+        if (!last)
+            for (size_t k = now; k < nseg; ++k) send_on(o, k);
     } else {
         for (size_t k = 0; k < nseg; ++k) recv(b + k * seg, piece(k), prev, c, &in[k]);
         if (last) {
@@ -179,7 +187,7 @@ void p2p_collectives::broadcast_chain(MPI_Comm c, void* buf, size_t bytes, int r
         }
         for (size_t k = 0; k < nseg; ++k) {  // each segment on as soon as it is here
             wait_all(&in[k], 1, "a broadcast's receive");
-            send(b + k * seg, piece(k), next, c, &out[k]);
+            send_on(b, k);
         }
     }
     if (!last) wait_all(out.data(), static_cast<int>(nseg), "a broadcast's sends");

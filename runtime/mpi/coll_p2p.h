@@ -45,17 +45,26 @@ class p2p_collectives {
     // waits for them.
     void broadcast(MPI_Comm c, void* buf, size_t bytes, int root, const void* from = nullptr,
                    const std::function<void()>& meanwhile = {});
-    // A chain from the root (members in rank order from it) in segments of up to segment_max bytes
-    // (whole_max: eager over TCP), every receive posted at once: each member passes a segment on as
-    // soon as it has it, so every link carries the message once and the links work at the same
-    // time. The transport's callers say for which sizes and segments; from and meanwhile as in
-    // broadcast.
+    // How a chain cuts its message: into segments of up to most bytes, of which each member has at
+    // most in_flight sends under way at once.
+    struct segmenting {
+        size_t most, in_flight;
+    };
+    // A chain from the root (members in rank order from it) in segments (by default of up to
+    // whole_max bytes, eager over TCP, all sent at once), every receive posted at once: each
+    // member passes a segment on as soon as it has it, so every link carries the message once and
+    // the links work at the same time. The transport's callers say for which sizes and segments;
+    // from and meanwhile as in broadcast.
     void broadcast_chain(MPI_Comm c, void* buf, size_t bytes, int root, const void* from = nullptr,
-                         const std::function<void()>& meanwhile = {}, size_t segment_max = whole_max);
+                         const std::function<void()>& meanwhile = {}, segmenting cut = {whole_max, SIZE_MAX});
     // The segments of a chain of 512 KiB or more (the transport's broadcast_chain): each a
     // rendezvous, which beat eager ones of whole_max there (broadcasts on 1 + 2 + 1 PEs at 1 and
-    // 4 MiB: 1.07 and 0.97 of MPI_Bcast against 1.21 and 1.13, stop 41).
-    static constexpr size_t segment_long = size_t{256} << 10;
+    // 4 MiB: 1.07 and 0.97 of MPI_Bcast against 1.21 and 1.13, stop 41); and at most 4 of a
+    // member's under way, where all of them at once had the first ones share the link with the
+    // rest and so reach the next member late (1 + 1 + 1 PEs, of MPI_Bcast, all / 2 / 4 in flight:
+    // 4 MiB 0.98 / 0.84 / 0.88, 16 MiB 1.18 / 1.11 / 1.05; 1 + 2 + 1 16 MiB 0.96 / 0.95 / 0.89;
+    // longer segments instead, a 16th of the message, lost: 1.16-1.14; stop 44).
+    static constexpr segmenting long_segments{size_t{256} << 10, 4};
     // Every member's `bytes` (which may differ between members) into dest, in member order. Bruck's
     // algorithm (ceil(log2 n) rounds, any n) on messages that carry each block's length before it,
     // so that no member needs to learn the lengths first: one round trip less than the lengths'

@@ -396,12 +396,10 @@ class mpi_transport final : public transport {
                 broadcast(c, rank, dest, source, bytes, root, false);
                 return bytes;
             case coll_collect: {
-                // On up to direct_max members the blocks straight to every member, at any size.
-                // Else the path follows the largest block of the team's last collect, which every
-                // member knows alike: Bruck's messages, or for large blocks (where its copies cost
-                // more than a round trip) the lengths first and MPI_Iallgatherv straight into dest.
+                // The path follows the largest block of the team's last collect, which every
+                // member knows alike (collect_as_messages).
                 size_t& largest = collect_largest_[static_cast<size_t>(team)];
-                if (n <= mpi::p2p_collectives::direct_max || largest <= p2p_collect_max) {
+                if (collect_as_messages(n, largest)) {
                     const mpi::p2p_collectives::collected got = p2p_.collect(c, dest, source, bytes);
                     largest = got.largest;
                     return got.total;
@@ -430,7 +428,7 @@ class mpi_transport final : public transport {
         MPI_Comm_size(c, &n);
         MPI_Comm_rank(c, &rank);
         const std::vector<size_t> lengths(bytes_of, bytes_of + n);
-        if (*std::max_element(lengths.begin(), lengths.end()) <= p2p_collect_max)  // they come with the blocks anyway
+        if (collect_as_messages(n, *std::max_element(lengths.begin(), lengths.end())))  // (the lengths come with them)
             p2p_.collect(c, dest, source, lengths[static_cast<size_t>(rank)]);
         else
             allgatherv(c, rank, dest, source, lengths);
@@ -612,22 +610,51 @@ class mpi_transport final : public transport {
     // but not everywhere: the callers ask for the long chain (broadcast_chain) from 512 KiB where it
     // pays (broadcast_on_one_chain in collectives.h: a node in the middle, or 3-4 single-PE nodes).
     static constexpr size_t p2p_chain_max = size_t{256} << 10;
+    // On 3 members broadcasts below chain_short_max go down the chain as one message: the root
+    // sends once a call where the binomial tree has it send to both others, and calls in a row
+    // overlap along the chain (Open MPI's own choice for the smallest messages on fewer than 4
+    // ranks). Of MPI_Bcast, tree -> chain: 1 + 1 + 1 PEs 8 B 1.62 -> 1.04, 256 B 1.55 -> 1.04,
+    // 1 KiB 1.02 -> 0.68, 16 KiB 1.03 -> 0.78, 32 KiB 1.04 / 1.05, 64 KiB 0.83 / 1.02 (stop 43);
+    // the 3 leaders of 1 + 2 + 1 PEs 8 B 1.02 -> 0.65, 256 B 1.13 -> 0.75, 1 KiB 1.01 -> 0.95,
+    // 4-8 KiB alike, 16-24 KiB 0.69-0.74 -> 0.72-0.82 (stop 44). (With more PEs than cores the
+    // middle member must be scheduled to pass each message on: 4 PEs on 2 cores lost 6x at 1-16
+    // KiB, stop 43.)
+    // On 2 members from pair_whole_min to p2p_chain_max a broadcast is one message (a
+    // rendezvous): the chain's eager segments won below it (2 x 1 PEs, of MPI_Bcast, segments /
+    // one: 128 KiB 0.73 / 1.02, 160 KiB 0.95 / 1.02) but ranged 0.97-1.15 at 256 KiB between
+    // runs, one message 1.01-1.02 (stop 44).
+    static constexpr size_t chain_short_max = size_t{32} << 10, pair_whole_min = size_t{192} << 10;
     static constexpr size_t p2p_coll_max = 8192, p2p_bcast_max = size_t{64} << 10,
                             p2p_alltoall_max = size_t{64} << 10, p2p_collect_max = size_t{64} << 10,
                             p2p_reduce_max = size_t{1} << 30;
+
+    // Whether a collect over n members whose largest block is `largest` bytes goes as the blocks'
+    // messages (p2p_collectives::collect), else as the lengths first and MPI_Iallgatherv straight
+    // into dest, which pays for large blocks where Bruck's copies cost more than a round trip. On
+    // up to direct_max members the messages go straight to every member at any size: 2 x 1 PEs
+    // 64 KiB 1.23 -> 1.01 of MPI_Allgatherv, 4 MiB 1.03 -> 0.97 (stop 43); the 3 leaders of
+    // 1 + 2 + 1 PEs (fcollect, 64-128 KiB a PE) 1.02-1.11 -> 0.88-0.94 (stop 44).
+    static bool collect_as_messages(int n, size_t largest) {
+        return n <= mpi::p2p_collectives::direct_max || largest <= p2p_collect_max;
+    }
 
     // A broadcast of bytes from member root's source into every member's dest: down the chain in
     // long segments where the caller asks for it, else by size. A root that keeps source apart
     // from dest sends from source and copies it into its dest while the data goes, with the
     // progress thread driving MPI meanwhile.
     void broadcast(MPI_Comm c, int rank, void* dest, const void* source, size_t bytes, int root, bool long_chain) {
+        int n = 0;
+        MPI_Comm_size(c, &n);
         const bool apart = rank == root && dest != source && !overlap_partly(dest, source, bytes);
         if (rank == root && dest != source && !apart) memmove(dest, source, bytes);
         const void* from = apart ? source : dest;
         std::function<void()> copy_own;  // (left empty where there is nothing to copy: no cost)
         if (apart) copy_own = [&] { p2p_.alongside(bytes, [&] { std::memcpy(dest, source, bytes); }); };
-        if (long_chain) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own, mpi::p2p_collectives::segment_long);
+        if (long_chain) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own, mpi::p2p_collectives::long_segments);
+        else if (n == 3 && bytes < chain_short_max) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own);
         else if (bytes <= p2p_bcast_max) p2p_.broadcast(c, dest, bytes, root, from, copy_own);
+        else if (n == 2 && bytes >= pair_whole_min && bytes <= p2p_chain_max)
+            p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own, {bytes, 1});
         else if (bytes <= p2p_chain_max) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own);
         else {
             const int count = as_count(bytes, "a broadcast");

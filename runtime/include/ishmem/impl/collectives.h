@@ -717,14 +717,9 @@ void reduce_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nred
 }
 
 // Whether a broadcast from member root of a team with node groups g goes down one chain of all
-// members (the transport's broadcast_chain) instead of two levels or the transport's choice:
-// - on a team without node groups of 3 members, below chain_short_max bytes, as one message
-//   along the chain: the root sends once a call where the transport's binomial tree has it send
-//   to both others, and calls in a row overlap down the chain (Open MPI's own choice for fewer
-//   than 4 ranks and the smallest messages). On 1 + 1 + 1 PEs, of MPI_Bcast, tree -> chain: 8 B
-//   1.62 -> 1.04, 256 B 1.55 -> 1.04, 1 KiB 1.02 -> 0.68, 16 KiB 1.03 -> 0.78; at 32 KiB alike
-//   (1.04 / 1.05), at 64 KiB the tree's pieces won (0.83 / 1.02; stop 43);
-// and from chain_through_min bytes,
+// members in long segments (the transport's broadcast_chain) instead of two levels or the
+// transport's choice (which takes a chain of one message itself for short broadcasts on 3
+// members), from chain_through_min bytes:
 // - on a team without node groups (one member per node, or ISHMEM_HIERARCHICAL=0) of 3 or 4
 //   members, where MPI_Ibcast's root would send the whole message to every member in turn
 //   (libnbc's linear algorithm on up to 4) while on the chain each link carries it once: on
@@ -738,9 +733,8 @@ void reduce_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nred
 //   costs both processes a copy, on 1 + 2 + 1 PEs against MPI_Bcast: 1 MiB 1.07, 4 MiB 0.97 (two
 //   levels 1.16, 1.29); on 2 x 2, where no node lies in the middle, one chain lost (1.00 against
 //   two levels' 0.82; stop 41).
-inline constexpr size_t chain_short_max = size_t{32} << 10, chain_through_min = size_t{512} << 10;
+inline constexpr size_t chain_through_min = size_t{512} << 10;
 inline bool broadcast_on_one_chain(const node_groups& g, int members, int root, size_t bytes) {
-    if (g.part < 0 && members == 3 && bytes < chain_short_max) return true;
     if (bytes < chain_through_min) return false;
     if (g.part < 0) return members == 3 || members == 4;
     if (!g.contiguous) return false;
