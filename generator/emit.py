@@ -47,6 +47,7 @@ SOFT_CHECK_TEXT = {
     "team": "``{p}`` is not a valid team",
     "team_pe": "``{p}`` is not a PE number of the team",
     "no_partial_overlap": "``{p}`` and ``{a}`` overlap without being the same array",
+    "outside_team": "``{p}`` overlaps ``{a}`` (the count times the team's size elements)",
     "flags": "``{p}`` has bits other than those of ``{a}``",
 }
 

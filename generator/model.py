@@ -552,7 +552,7 @@ def _fused_checks(checks: list[tuple[str, str]]) -> list[str]:
 
 # Checks whose failure is reported through the routine's status (nonzero return) after the
 # message, instead of stopping the job: a bad team is an ordinary runtime condition.
-SOFT_CHECKS = ("team", "team_pe", "no_partial_overlap", "flags")
+SOFT_CHECKS = ("team", "team_pe", "no_partial_overlap", "outside_team", "flags")
 
 
 def _soft_checks(fam: Family, form: _Form, team_form: bool) -> list[str]:
@@ -571,6 +571,11 @@ def _soft_checks(fam: Family, form: _Form, team_form: bool) -> list[str]:
                 a, n = c.args
                 size = f"sizeof({_pointee(p, form)})"
                 conds.append(f'ishmemi::check_no_partial_overlap(fn, "{p.name}", {p.name}, "{a}", {a}, ({n}) * {size})')
+            elif c.kind == "outside_team":
+                a, n = c.args
+                size = f"sizeof({_pointee(p, form)})"
+                theirs = f"({n}) * ishmemi::team_size_or_zero(team) * {size}"
+                conds.append(f'ishmemi::check_outside(fn, "{p.name}", {p.name}, ({n}) * {size}, "{a}", {a}, {theirs})')
     return conds
 
 

@@ -689,6 +689,35 @@ TEST(Coll, ReductionIntoTheAdjacentBuffer) {
     }
 }
 
+// An fcollect whose source lies right before or right after dest (touching, not overlapping) is
+// no overlap: the check must let both through, and the results be right.
+TEST(Coll, FcollectFromBesideItsDest) {
+    const world w;
+    const std::size_t k = 5, n = static_cast<std::size_t>(w.n), all = k * n;
+    sym_array<int> buf(k + all + k);
+    ASSERT_TRUE(buf);
+    int* before = buf.get();
+    int* dest = buf.get() + k;
+    int* after = dest + all;
+    for (std::size_t i = 0; i < k; ++i) {
+        before[i] = w.me * 100 + static_cast<int>(i);
+        after[i] = w.me * 1000 + static_cast<int>(i);
+    }
+    ishmem_barrier_all();
+    EXPECT_EQ(ishmem_int_fcollect(dest, before, k), 0);
+    expect_elements(dest, all, [&](std::size_t j) { return static_cast<int>(j / k) * 100 + static_cast<int>(j % k); },
+                    "dest of the fcollect from just before it");
+    ishmem_barrier_all();
+    EXPECT_EQ(ishmem_fcollectmem(ISHMEM_TEAM_WORLD, dest, after, k * sizeof(int)), 0);
+    expect_elements(dest, all, [&](std::size_t j) { return static_cast<int>(j / k) * 1000 + static_cast<int>(j % k); },
+                    "dest of the fcollect from just after it");
+    for (std::size_t i = 0; i < k; ++i) {
+        EXPECT_EQ(before[i], w.me * 100 + static_cast<int>(i)) << "source before dest, element " << i;
+        EXPECT_EQ(after[i], w.me * 1000 + static_cast<int>(i)) << "source after dest, element " << i;
+    }
+    ishmem_barrier_all();
+}
+
 TEST(Coll, InclusiveAndExclusiveScans) {
     team_set ts;
     ASSERT_TRUE(ts.ok());
@@ -1286,6 +1315,25 @@ TEST(Coll, BadInputReturnsNonzero) {
              return ishmem_double_sum_reduce(t, dd + 1, dd, 2);
          }},
     };
+    // fcollect: source anywhere inside dest (its start, in place at this PE's block, its last
+    // element), in the typed, generic and mem forms.
+    const int two_n = 2 * w.n;
+    const int my_block = 2 * w.me;
+    const std::vector<call> inside = {
+        {"ishmem_int_fcollect", [&](ishmem_team_t t) { return ishmem_int_fcollect(t, d, d, 2); }},
+        {"ishmem_int_fcollect", [&](ishmem_team_t) { return ishmem_int_fcollect(d, d + my_block, 2); }},
+        {"ishmem_fcollect", [&](ishmem_team_t t) { return ishmem_fcollect(t, d, d + two_n - 1, std::size_t{2}); }},
+        {"ishmem_fcollectmem", [&](ishmem_team_t t) { return ishmem_fcollectmem(t, d, reinterpret_cast<char*>(d) + 3, 8); }},
+    };
+    for (const call& c : inside) {
+        SCOPED_TRACE(std::string(c.routine) + " with source inside dest");
+        buf.fill(sentinel<int>());
+        int rc = 0;
+        const std::string err = stderr_of([&] { rc = c.run(ISHMEM_TEAM_WORLD); });
+        EXPECT_NE(rc, 0);
+        expect_message(err, c.routine, "overlaps dest");
+        expect_untouched(buf.get(), 64, "buffers of the bad fcollect");
+    }
     for (const call& c : overlaps) {
         SCOPED_TRACE(std::string(c.routine) + " with partially overlapping buffers");
         buf.fill(sentinel<int>());

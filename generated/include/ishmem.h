@@ -11610,6 +11610,7 @@ ISHMEM_HD inline int ishmem_float_fcollect(float* dest, const float* source, siz
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float)))) return -1;
     return ishmemi::dev::fcollect<float>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_float_fcollect(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
@@ -11620,7 +11621,7 @@ ISHMEM_HD inline int ishmem_float_fcollect(ishmem_team_t team, float* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float)))) return -1;
     return ishmemi::dev::fcollect<float>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_double_fcollect(double* dest, const double* source, size_t nelems) {
@@ -11632,6 +11633,7 @@ ISHMEM_HD inline int ishmem_double_fcollect(double* dest, const double* source, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double)))) return -1;
     return ishmemi::dev::fcollect<double>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_double_fcollect(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
@@ -11642,7 +11644,7 @@ ISHMEM_HD inline int ishmem_double_fcollect(ishmem_team_t team, double* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double)))) return -1;
     return ishmemi::dev::fcollect<double>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_char_fcollect(char* dest, const char* source, size_t nelems) {
@@ -11654,6 +11656,7 @@ ISHMEM_HD inline int ishmem_char_fcollect(char* dest, const char* source, size_t
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char)))) return -1;
     return ishmemi::dev::fcollect<char>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_char_fcollect(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
@@ -11664,7 +11667,7 @@ ISHMEM_HD inline int ishmem_char_fcollect(ishmem_team_t team, char* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char)))) return -1;
     return ishmemi::dev::fcollect<char>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_schar_fcollect(signed char* dest, const signed char* source, size_t nelems) {
@@ -11676,6 +11679,7 @@ ISHMEM_HD inline int ishmem_schar_fcollect(signed char* dest, const signed char*
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char)))) return -1;
     return ishmemi::dev::fcollect<signed char>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_schar_fcollect(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
@@ -11686,7 +11690,7 @@ ISHMEM_HD inline int ishmem_schar_fcollect(ishmem_team_t team, signed char* dest
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char)))) return -1;
     return ishmemi::dev::fcollect<signed char>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_short_fcollect(short* dest, const short* source, size_t nelems) {
@@ -11698,6 +11702,7 @@ ISHMEM_HD inline int ishmem_short_fcollect(short* dest, const short* source, siz
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short)))) return -1;
     return ishmemi::dev::fcollect<short>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_short_fcollect(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
@@ -11708,7 +11713,7 @@ ISHMEM_HD inline int ishmem_short_fcollect(ishmem_team_t team, short* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short)))) return -1;
     return ishmemi::dev::fcollect<short>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_int_fcollect(int* dest, const int* source, size_t nelems) {
@@ -11720,6 +11725,7 @@ ISHMEM_HD inline int ishmem_int_fcollect(int* dest, const int* source, size_t ne
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int)))) return -1;
     return ishmemi::dev::fcollect<int>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_int_fcollect(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
@@ -11730,7 +11736,7 @@ ISHMEM_HD inline int ishmem_int_fcollect(ishmem_team_t team, int* dest, const in
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int)))) return -1;
     return ishmemi::dev::fcollect<int>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_long_fcollect(long* dest, const long* source, size_t nelems) {
@@ -11742,6 +11748,7 @@ ISHMEM_HD inline int ishmem_long_fcollect(long* dest, const long* source, size_t
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long)))) return -1;
     return ishmemi::dev::fcollect<long>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_long_fcollect(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
@@ -11752,7 +11759,7 @@ ISHMEM_HD inline int ishmem_long_fcollect(ishmem_team_t team, long* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long)))) return -1;
     return ishmemi::dev::fcollect<long>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_longlong_fcollect(long long* dest, const long long* source, size_t nelems) {
@@ -11764,6 +11771,7 @@ ISHMEM_HD inline int ishmem_longlong_fcollect(long long* dest, const long long* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long)))) return -1;
     return ishmemi::dev::fcollect<long long>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_longlong_fcollect(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
@@ -11774,7 +11782,7 @@ ISHMEM_HD inline int ishmem_longlong_fcollect(ishmem_team_t team, long long* des
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long)))) return -1;
     return ishmemi::dev::fcollect<long long>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_uchar_fcollect(unsigned char* dest, const unsigned char* source, size_t nelems) {
@@ -11786,6 +11794,7 @@ ISHMEM_HD inline int ishmem_uchar_fcollect(unsigned char* dest, const unsigned c
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::fcollect<unsigned char>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_uchar_fcollect(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
@@ -11796,7 +11805,7 @@ ISHMEM_HD inline int ishmem_uchar_fcollect(ishmem_team_t team, unsigned char* de
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::fcollect<unsigned char>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_ushort_fcollect(unsigned short* dest, const unsigned short* source, size_t nelems) {
@@ -11808,6 +11817,7 @@ ISHMEM_HD inline int ishmem_ushort_fcollect(unsigned short* dest, const unsigned
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::fcollect<unsigned short>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_ushort_fcollect(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
@@ -11818,7 +11828,7 @@ ISHMEM_HD inline int ishmem_ushort_fcollect(ishmem_team_t team, unsigned short* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::fcollect<unsigned short>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_uint_fcollect(unsigned int* dest, const unsigned int* source, size_t nelems) {
@@ -11830,6 +11840,7 @@ ISHMEM_HD inline int ishmem_uint_fcollect(unsigned int* dest, const unsigned int
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::fcollect<unsigned int>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_uint_fcollect(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
@@ -11840,7 +11851,7 @@ ISHMEM_HD inline int ishmem_uint_fcollect(ishmem_team_t team, unsigned int* dest
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::fcollect<unsigned int>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_ulong_fcollect(unsigned long* dest, const unsigned long* source, size_t nelems) {
@@ -11852,6 +11863,7 @@ ISHMEM_HD inline int ishmem_ulong_fcollect(unsigned long* dest, const unsigned l
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::fcollect<unsigned long>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_ulong_fcollect(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
@@ -11862,7 +11874,7 @@ ISHMEM_HD inline int ishmem_ulong_fcollect(ishmem_team_t team, unsigned long* de
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::fcollect<unsigned long>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_ulonglong_fcollect(unsigned long long* dest, const unsigned long long* source, size_t nelems) {
@@ -11874,6 +11886,7 @@ ISHMEM_HD inline int ishmem_ulonglong_fcollect(unsigned long long* dest, const u
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::fcollect<unsigned long long>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_ulonglong_fcollect(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
@@ -11884,7 +11897,7 @@ ISHMEM_HD inline int ishmem_ulonglong_fcollect(ishmem_team_t team, unsigned long
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::fcollect<unsigned long long>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_int8_fcollect(int8_t* dest, const int8_t* source, size_t nelems) {
@@ -11896,6 +11909,7 @@ ISHMEM_HD inline int ishmem_int8_fcollect(int8_t* dest, const int8_t* source, si
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::fcollect<int8_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_int8_fcollect(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
@@ -11906,7 +11920,7 @@ ISHMEM_HD inline int ishmem_int8_fcollect(ishmem_team_t team, int8_t* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::fcollect<int8_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_int16_fcollect(int16_t* dest, const int16_t* source, size_t nelems) {
@@ -11918,6 +11932,7 @@ ISHMEM_HD inline int ishmem_int16_fcollect(int16_t* dest, const int16_t* source,
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::fcollect<int16_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_int16_fcollect(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
@@ -11928,7 +11943,7 @@ ISHMEM_HD inline int ishmem_int16_fcollect(ishmem_team_t team, int16_t* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::fcollect<int16_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_int32_fcollect(int32_t* dest, const int32_t* source, size_t nelems) {
@@ -11940,6 +11955,7 @@ ISHMEM_HD inline int ishmem_int32_fcollect(int32_t* dest, const int32_t* source,
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::fcollect<int32_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_int32_fcollect(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
@@ -11950,7 +11966,7 @@ ISHMEM_HD inline int ishmem_int32_fcollect(ishmem_team_t team, int32_t* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::fcollect<int32_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_int64_fcollect(int64_t* dest, const int64_t* source, size_t nelems) {
@@ -11962,6 +11978,7 @@ ISHMEM_HD inline int ishmem_int64_fcollect(int64_t* dest, const int64_t* source,
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::fcollect<int64_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_int64_fcollect(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
@@ -11972,7 +11989,7 @@ ISHMEM_HD inline int ishmem_int64_fcollect(ishmem_team_t team, int64_t* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::fcollect<int64_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_uint8_fcollect(uint8_t* dest, const uint8_t* source, size_t nelems) {
@@ -11984,6 +12001,7 @@ ISHMEM_HD inline int ishmem_uint8_fcollect(uint8_t* dest, const uint8_t* source,
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::fcollect<uint8_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_uint8_fcollect(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
@@ -11994,7 +12012,7 @@ ISHMEM_HD inline int ishmem_uint8_fcollect(ishmem_team_t team, uint8_t* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::fcollect<uint8_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_uint16_fcollect(uint16_t* dest, const uint16_t* source, size_t nelems) {
@@ -12006,6 +12024,7 @@ ISHMEM_HD inline int ishmem_uint16_fcollect(uint16_t* dest, const uint16_t* sour
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::fcollect<uint16_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_uint16_fcollect(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
@@ -12016,7 +12035,7 @@ ISHMEM_HD inline int ishmem_uint16_fcollect(ishmem_team_t team, uint16_t* dest, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::fcollect<uint16_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_uint32_fcollect(uint32_t* dest, const uint32_t* source, size_t nelems) {
@@ -12028,6 +12047,7 @@ ISHMEM_HD inline int ishmem_uint32_fcollect(uint32_t* dest, const uint32_t* sour
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::fcollect<uint32_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_uint32_fcollect(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
@@ -12038,7 +12058,7 @@ ISHMEM_HD inline int ishmem_uint32_fcollect(ishmem_team_t team, uint32_t* dest, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::fcollect<uint32_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_uint64_fcollect(uint64_t* dest, const uint64_t* source, size_t nelems) {
@@ -12050,6 +12070,7 @@ ISHMEM_HD inline int ishmem_uint64_fcollect(uint64_t* dest, const uint64_t* sour
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::fcollect<uint64_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_uint64_fcollect(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
@@ -12060,7 +12081,7 @@ ISHMEM_HD inline int ishmem_uint64_fcollect(ishmem_team_t team, uint64_t* dest, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::fcollect<uint64_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_size_fcollect(size_t* dest, const size_t* source, size_t nelems) {
@@ -12072,6 +12093,7 @@ ISHMEM_HD inline int ishmem_size_fcollect(size_t* dest, const size_t* source, si
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t)))) return -1;
     return ishmemi::dev::fcollect<size_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_size_fcollect(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
@@ -12082,7 +12104,7 @@ ISHMEM_HD inline int ishmem_size_fcollect(ishmem_team_t team, size_t* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t)))) return -1;
     return ishmemi::dev::fcollect<size_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_ptrdiff_fcollect(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
@@ -12094,6 +12116,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_fcollect(ptrdiff_t* dest, const ptrdiff_t* s
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::fcollect<ptrdiff_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_ptrdiff_fcollect(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
@@ -12104,7 +12127,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_fcollect(ishmem_team_t team, ptrdiff_t* dest
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::fcollect<ptrdiff_t>(team, dest, source, nelems);
 }
 ISHMEM_HD inline int ishmem_fcollectmem(void* dest, const void* source, size_t nelems) {
@@ -12116,6 +12139,7 @@ ISHMEM_HD inline int ishmem_fcollectmem(void* dest, const void* source, size_t n
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::fcollect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 ISHMEM_HD inline int ishmem_fcollectmem(ishmem_team_t team, void* dest, const void* source, size_t nelems) {
@@ -12126,7 +12150,7 @@ ISHMEM_HD inline int ishmem_fcollectmem(ishmem_team_t team, void* dest, const vo
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::fcollect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 ISHMEM_HD inline int ishmem_uchar_and_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
@@ -17258,6 +17282,7 @@ ISHMEM_HD inline int ishmem_fcollect(T* dest, const T* source, size_t nelems) {
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T)))) return -1;
     return ishmemi::dev::fcollect<T>(team, dest, source, nelems);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_fcollect: T is not one of the standard_rma types");
@@ -17266,6 +17291,7 @@ ISHMEM_HD inline int ishmem_fcollect(T* dest, const T* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T)))) return -1;
     return ishmemi::impl::fcollect<T>(team, dest, source, nelems);
 #endif
 }
@@ -17280,7 +17306,7 @@ ISHMEM_HD inline int ishmem_fcollect(ishmem_team_t team, T* dest, const T* sourc
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T)))) return -1;
     return ishmemi::dev::fcollect<T>(team, dest, source, nelems);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_fcollect: T is not one of the standard_rma types");
@@ -17288,7 +17314,7 @@ ISHMEM_HD inline int ishmem_fcollect(ishmem_team_t team, T* dest, const T* sourc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T)))) return -1;
     return ishmemi::impl::fcollect<T>(team, dest, source, nelems);
 #endif
 }

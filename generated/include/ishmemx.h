@@ -17433,6 +17433,7 @@ ISHMEM_HD inline int ishmemx_float_fcollect_work_group(float* dest, const float*
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float)))) return -1;
     return ishmemi::dev::fcollect_work_group<float>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_float_fcollect_work_group";
@@ -17440,6 +17441,7 @@ ISHMEM_HD inline int ishmemx_float_fcollect_work_group(float* dest, const float*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float)))) return -1;
     return ishmemi::impl::fcollect_work_group<float>(team, dest, source, nelems, group);
 #endif
 }
@@ -17453,14 +17455,14 @@ ISHMEM_HD inline int ishmemx_float_fcollect_work_group(ishmem_team_t team, float
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float)))) return -1;
     return ishmemi::dev::fcollect_work_group<float>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_float_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float)))) return -1;
     return ishmemi::impl::fcollect_work_group<float>(team, dest, source, nelems, group);
 #endif
 }
@@ -17475,6 +17477,7 @@ ISHMEM_HD inline int ishmemx_double_fcollect_work_group(double* dest, const doub
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double)))) return -1;
     return ishmemi::dev::fcollect_work_group<double>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_double_fcollect_work_group";
@@ -17482,6 +17485,7 @@ ISHMEM_HD inline int ishmemx_double_fcollect_work_group(double* dest, const doub
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double)))) return -1;
     return ishmemi::impl::fcollect_work_group<double>(team, dest, source, nelems, group);
 #endif
 }
@@ -17495,14 +17499,14 @@ ISHMEM_HD inline int ishmemx_double_fcollect_work_group(ishmem_team_t team, doub
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double)))) return -1;
     return ishmemi::dev::fcollect_work_group<double>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_double_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double)))) return -1;
     return ishmemi::impl::fcollect_work_group<double>(team, dest, source, nelems, group);
 #endif
 }
@@ -17517,6 +17521,7 @@ ISHMEM_HD inline int ishmemx_char_fcollect_work_group(char* dest, const char* so
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char)))) return -1;
     return ishmemi::dev::fcollect_work_group<char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_char_fcollect_work_group";
@@ -17524,6 +17529,7 @@ ISHMEM_HD inline int ishmemx_char_fcollect_work_group(char* dest, const char* so
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char)))) return -1;
     return ishmemi::impl::fcollect_work_group<char>(team, dest, source, nelems, group);
 #endif
 }
@@ -17537,14 +17543,14 @@ ISHMEM_HD inline int ishmemx_char_fcollect_work_group(ishmem_team_t team, char* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char)))) return -1;
     return ishmemi::dev::fcollect_work_group<char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_char_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char)))) return -1;
     return ishmemi::impl::fcollect_work_group<char>(team, dest, source, nelems, group);
 #endif
 }
@@ -17559,6 +17565,7 @@ ISHMEM_HD inline int ishmemx_schar_fcollect_work_group(signed char* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char)))) return -1;
     return ishmemi::dev::fcollect_work_group<signed char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_schar_fcollect_work_group";
@@ -17566,6 +17573,7 @@ ISHMEM_HD inline int ishmemx_schar_fcollect_work_group(signed char* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char)))) return -1;
     return ishmemi::impl::fcollect_work_group<signed char>(team, dest, source, nelems, group);
 #endif
 }
@@ -17579,14 +17587,14 @@ ISHMEM_HD inline int ishmemx_schar_fcollect_work_group(ishmem_team_t team, signe
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char)))) return -1;
     return ishmemi::dev::fcollect_work_group<signed char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_schar_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char)))) return -1;
     return ishmemi::impl::fcollect_work_group<signed char>(team, dest, source, nelems, group);
 #endif
 }
@@ -17601,6 +17609,7 @@ ISHMEM_HD inline int ishmemx_short_fcollect_work_group(short* dest, const short*
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short)))) return -1;
     return ishmemi::dev::fcollect_work_group<short>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_short_fcollect_work_group";
@@ -17608,6 +17617,7 @@ ISHMEM_HD inline int ishmemx_short_fcollect_work_group(short* dest, const short*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short)))) return -1;
     return ishmemi::impl::fcollect_work_group<short>(team, dest, source, nelems, group);
 #endif
 }
@@ -17621,14 +17631,14 @@ ISHMEM_HD inline int ishmemx_short_fcollect_work_group(ishmem_team_t team, short
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short)))) return -1;
     return ishmemi::dev::fcollect_work_group<short>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_short_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short)))) return -1;
     return ishmemi::impl::fcollect_work_group<short>(team, dest, source, nelems, group);
 #endif
 }
@@ -17643,6 +17653,7 @@ ISHMEM_HD inline int ishmemx_int_fcollect_work_group(int* dest, const int* sourc
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int)))) return -1;
     return ishmemi::dev::fcollect_work_group<int>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int_fcollect_work_group";
@@ -17650,6 +17661,7 @@ ISHMEM_HD inline int ishmemx_int_fcollect_work_group(int* dest, const int* sourc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int)))) return -1;
     return ishmemi::impl::fcollect_work_group<int>(team, dest, source, nelems, group);
 #endif
 }
@@ -17663,14 +17675,14 @@ ISHMEM_HD inline int ishmemx_int_fcollect_work_group(ishmem_team_t team, int* de
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int)))) return -1;
     return ishmemi::dev::fcollect_work_group<int>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int)))) return -1;
     return ishmemi::impl::fcollect_work_group<int>(team, dest, source, nelems, group);
 #endif
 }
@@ -17685,6 +17697,7 @@ ISHMEM_HD inline int ishmemx_long_fcollect_work_group(long* dest, const long* so
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long)))) return -1;
     return ishmemi::dev::fcollect_work_group<long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_long_fcollect_work_group";
@@ -17692,6 +17705,7 @@ ISHMEM_HD inline int ishmemx_long_fcollect_work_group(long* dest, const long* so
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long)))) return -1;
     return ishmemi::impl::fcollect_work_group<long>(team, dest, source, nelems, group);
 #endif
 }
@@ -17705,14 +17719,14 @@ ISHMEM_HD inline int ishmemx_long_fcollect_work_group(ishmem_team_t team, long* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long)))) return -1;
     return ishmemi::dev::fcollect_work_group<long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_long_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long)))) return -1;
     return ishmemi::impl::fcollect_work_group<long>(team, dest, source, nelems, group);
 #endif
 }
@@ -17727,6 +17741,7 @@ ISHMEM_HD inline int ishmemx_longlong_fcollect_work_group(long long* dest, const
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long)))) return -1;
     return ishmemi::dev::fcollect_work_group<long long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_fcollect_work_group";
@@ -17734,6 +17749,7 @@ ISHMEM_HD inline int ishmemx_longlong_fcollect_work_group(long long* dest, const
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long)))) return -1;
     return ishmemi::impl::fcollect_work_group<long long>(team, dest, source, nelems, group);
 #endif
 }
@@ -17747,14 +17763,14 @@ ISHMEM_HD inline int ishmemx_longlong_fcollect_work_group(ishmem_team_t team, lo
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long)))) return -1;
     return ishmemi::dev::fcollect_work_group<long long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long)))) return -1;
     return ishmemi::impl::fcollect_work_group<long long>(team, dest, source, nelems, group);
 #endif
 }
@@ -17769,6 +17785,7 @@ ISHMEM_HD inline int ishmemx_uchar_fcollect_work_group(unsigned char* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_fcollect_work_group";
@@ -17776,6 +17793,7 @@ ISHMEM_HD inline int ishmemx_uchar_fcollect_work_group(unsigned char* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned char>(team, dest, source, nelems, group);
 #endif
 }
@@ -17789,14 +17807,14 @@ ISHMEM_HD inline int ishmemx_uchar_fcollect_work_group(ishmem_team_t team, unsig
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned char>(team, dest, source, nelems, group);
 #endif
 }
@@ -17811,6 +17829,7 @@ ISHMEM_HD inline int ishmemx_ushort_fcollect_work_group(unsigned short* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned short>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_fcollect_work_group";
@@ -17818,6 +17837,7 @@ ISHMEM_HD inline int ishmemx_ushort_fcollect_work_group(unsigned short* dest, co
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned short>(team, dest, source, nelems, group);
 #endif
 }
@@ -17831,14 +17851,14 @@ ISHMEM_HD inline int ishmemx_ushort_fcollect_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned short>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned short>(team, dest, source, nelems, group);
 #endif
 }
@@ -17853,6 +17873,7 @@ ISHMEM_HD inline int ishmemx_uint_fcollect_work_group(unsigned int* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned int>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint_fcollect_work_group";
@@ -17860,6 +17881,7 @@ ISHMEM_HD inline int ishmemx_uint_fcollect_work_group(unsigned int* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned int>(team, dest, source, nelems, group);
 #endif
 }
@@ -17873,14 +17895,14 @@ ISHMEM_HD inline int ishmemx_uint_fcollect_work_group(ishmem_team_t team, unsign
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned int>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned int>(team, dest, source, nelems, group);
 #endif
 }
@@ -17895,6 +17917,7 @@ ISHMEM_HD inline int ishmemx_ulong_fcollect_work_group(unsigned long* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_fcollect_work_group";
@@ -17902,6 +17925,7 @@ ISHMEM_HD inline int ishmemx_ulong_fcollect_work_group(unsigned long* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned long>(team, dest, source, nelems, group);
 #endif
 }
@@ -17915,14 +17939,14 @@ ISHMEM_HD inline int ishmemx_ulong_fcollect_work_group(ishmem_team_t team, unsig
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned long>(team, dest, source, nelems, group);
 #endif
 }
@@ -17937,6 +17961,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_fcollect_work_group(unsigned long long* d
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned long long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_fcollect_work_group";
@@ -17944,6 +17969,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_fcollect_work_group(unsigned long long* d
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned long long>(team, dest, source, nelems, group);
 #endif
 }
@@ -17957,14 +17983,14 @@ ISHMEM_HD inline int ishmemx_ulonglong_fcollect_work_group(ishmem_team_t team, u
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned long long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned long long>(team, dest, source, nelems, group);
 #endif
 }
@@ -17979,6 +18005,7 @@ ISHMEM_HD inline int ishmemx_int8_fcollect_work_group(int8_t* dest, const int8_t
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<int8_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int8_fcollect_work_group";
@@ -17986,6 +18013,7 @@ ISHMEM_HD inline int ishmemx_int8_fcollect_work_group(int8_t* dest, const int8_t
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<int8_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -17999,14 +18027,14 @@ ISHMEM_HD inline int ishmemx_int8_fcollect_work_group(ishmem_team_t team, int8_t
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<int8_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int8_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<int8_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18021,6 +18049,7 @@ ISHMEM_HD inline int ishmemx_int16_fcollect_work_group(int16_t* dest, const int1
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<int16_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int16_fcollect_work_group";
@@ -18028,6 +18057,7 @@ ISHMEM_HD inline int ishmemx_int16_fcollect_work_group(int16_t* dest, const int1
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<int16_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18041,14 +18071,14 @@ ISHMEM_HD inline int ishmemx_int16_fcollect_work_group(ishmem_team_t team, int16
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<int16_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int16_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<int16_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18063,6 +18093,7 @@ ISHMEM_HD inline int ishmemx_int32_fcollect_work_group(int32_t* dest, const int3
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<int32_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int32_fcollect_work_group";
@@ -18070,6 +18101,7 @@ ISHMEM_HD inline int ishmemx_int32_fcollect_work_group(int32_t* dest, const int3
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<int32_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18083,14 +18115,14 @@ ISHMEM_HD inline int ishmemx_int32_fcollect_work_group(ishmem_team_t team, int32
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<int32_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int32_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<int32_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18105,6 +18137,7 @@ ISHMEM_HD inline int ishmemx_int64_fcollect_work_group(int64_t* dest, const int6
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<int64_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int64_fcollect_work_group";
@@ -18112,6 +18145,7 @@ ISHMEM_HD inline int ishmemx_int64_fcollect_work_group(int64_t* dest, const int6
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<int64_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18125,14 +18159,14 @@ ISHMEM_HD inline int ishmemx_int64_fcollect_work_group(ishmem_team_t team, int64
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<int64_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int64_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<int64_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18147,6 +18181,7 @@ ISHMEM_HD inline int ishmemx_uint8_fcollect_work_group(uint8_t* dest, const uint
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint8_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_fcollect_work_group";
@@ -18154,6 +18189,7 @@ ISHMEM_HD inline int ishmemx_uint8_fcollect_work_group(uint8_t* dest, const uint
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint8_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18167,14 +18203,14 @@ ISHMEM_HD inline int ishmemx_uint8_fcollect_work_group(ishmem_team_t team, uint8
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint8_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint8_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18189,6 +18225,7 @@ ISHMEM_HD inline int ishmemx_uint16_fcollect_work_group(uint16_t* dest, const ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint16_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_fcollect_work_group";
@@ -18196,6 +18233,7 @@ ISHMEM_HD inline int ishmemx_uint16_fcollect_work_group(uint16_t* dest, const ui
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint16_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18209,14 +18247,14 @@ ISHMEM_HD inline int ishmemx_uint16_fcollect_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint16_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint16_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18231,6 +18269,7 @@ ISHMEM_HD inline int ishmemx_uint32_fcollect_work_group(uint32_t* dest, const ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint32_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_fcollect_work_group";
@@ -18238,6 +18277,7 @@ ISHMEM_HD inline int ishmemx_uint32_fcollect_work_group(uint32_t* dest, const ui
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint32_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18251,14 +18291,14 @@ ISHMEM_HD inline int ishmemx_uint32_fcollect_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint32_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint32_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18273,6 +18313,7 @@ ISHMEM_HD inline int ishmemx_uint64_fcollect_work_group(uint64_t* dest, const ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint64_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_fcollect_work_group";
@@ -18280,6 +18321,7 @@ ISHMEM_HD inline int ishmemx_uint64_fcollect_work_group(uint64_t* dest, const ui
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint64_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18293,14 +18335,14 @@ ISHMEM_HD inline int ishmemx_uint64_fcollect_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint64_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint64_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18315,6 +18357,7 @@ ISHMEM_HD inline int ishmemx_size_fcollect_work_group(size_t* dest, const size_t
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<size_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_size_fcollect_work_group";
@@ -18322,6 +18365,7 @@ ISHMEM_HD inline int ishmemx_size_fcollect_work_group(size_t* dest, const size_t
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<size_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18335,14 +18379,14 @@ ISHMEM_HD inline int ishmemx_size_fcollect_work_group(ishmem_team_t team, size_t
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<size_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_size_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<size_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18357,6 +18401,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_fcollect_work_group(ptrdiff_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_fcollect_work_group";
@@ -18364,6 +18409,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_fcollect_work_group(ptrdiff_t* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18377,14 +18423,14 @@ ISHMEM_HD inline int ishmemx_ptrdiff_fcollect_work_group(ishmem_team_t team, ptr
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18399,6 +18445,7 @@ ISHMEM_HD inline int ishmemx_fcollectmem_work_group(void* dest, const void* sour
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 #else
     constexpr const char* fn = "ishmemx_fcollectmem_work_group";
@@ -18406,6 +18453,7 @@ ISHMEM_HD inline int ishmemx_fcollectmem_work_group(void* dest, const void* sour
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 #endif
 }
@@ -18419,14 +18467,14 @@ ISHMEM_HD inline int ishmemx_fcollectmem_work_group(ishmem_team_t team, void* de
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 #else
     constexpr const char* fn = "ishmemx_fcollectmem_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 #endif
 }
@@ -18439,6 +18487,7 @@ inline ishmem::event ishmemx_fcollect_on_queue(T* dest, const T* source, size_t 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<T>(q, deps, ret, team, dest, source, nelems);
 }
 template <typename T>
@@ -18449,7 +18498,7 @@ inline ishmem::event ishmemx_fcollect_on_queue(ishmem_team_t team, T* dest, cons
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<T>(q, deps, ret, team, dest, source, nelems);
 }
 template <typename T, typename Group>
@@ -18464,6 +18513,7 @@ ISHMEM_HD inline int ishmemx_fcollect_work_group(T* dest, const T* source, size_
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
+    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T)))) return -1;
     return ishmemi::dev::fcollect_work_group<T>(team, dest, source, nelems, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_fcollect_work_group: T is not one of the standard_rma types");
@@ -18472,6 +18522,7 @@ ISHMEM_HD inline int ishmemx_fcollect_work_group(T* dest, const T* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T)))) return -1;
     return ishmemi::impl::fcollect_work_group<T>(team, dest, source, nelems, group);
 #endif
 }
@@ -18486,7 +18537,7 @@ ISHMEM_HD inline int ishmemx_fcollect_work_group(ishmem_team_t team, T* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T)))) return -1;
     return ishmemi::dev::fcollect_work_group<T>(team, dest, source, nelems, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_fcollect_work_group: T is not one of the standard_rma types");
@@ -18494,7 +18545,7 @@ ISHMEM_HD inline int ishmemx_fcollect_work_group(ishmem_team_t team, T* dest, co
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T)))) return -1;
     return ishmemi::impl::fcollect_work_group<T>(team, dest, source, nelems, group);
 #endif
 }

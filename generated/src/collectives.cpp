@@ -3362,6 +3362,7 @@ int ishmem_float_fcollect(float* dest, const float* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float)))) return -1;
     return ishmemi::impl::fcollect<float>(team, dest, source, nelems);
 }
 
@@ -3370,7 +3371,7 @@ int ishmem_team_float_fcollect(ishmem_team_t team, float* dest, const float* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float)))) return -1;
     return ishmemi::impl::fcollect<float>(team, dest, source, nelems);
 }
 
@@ -3381,6 +3382,7 @@ ishmem::event ishmemx_float_fcollect_on_queue(float* dest, const float* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<float>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3390,7 +3392,7 @@ ishmem::event ishmemx_float_fcollect_on_queue(ishmem_team_t team, float* dest, c
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<float>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3400,6 +3402,7 @@ int ishmem_double_fcollect(double* dest, const double* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double)))) return -1;
     return ishmemi::impl::fcollect<double>(team, dest, source, nelems);
 }
 
@@ -3408,7 +3411,7 @@ int ishmem_team_double_fcollect(ishmem_team_t team, double* dest, const double* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double)))) return -1;
     return ishmemi::impl::fcollect<double>(team, dest, source, nelems);
 }
 
@@ -3419,6 +3422,7 @@ ishmem::event ishmemx_double_fcollect_on_queue(double* dest, const double* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<double>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3428,7 +3432,7 @@ ishmem::event ishmemx_double_fcollect_on_queue(ishmem_team_t team, double* dest,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<double>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3438,6 +3442,7 @@ int ishmem_char_fcollect(char* dest, const char* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char)))) return -1;
     return ishmemi::impl::fcollect<char>(team, dest, source, nelems);
 }
 
@@ -3446,7 +3451,7 @@ int ishmem_team_char_fcollect(ishmem_team_t team, char* dest, const char* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char)))) return -1;
     return ishmemi::impl::fcollect<char>(team, dest, source, nelems);
 }
 
@@ -3457,6 +3462,7 @@ ishmem::event ishmemx_char_fcollect_on_queue(char* dest, const char* source, siz
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<char>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3466,7 +3472,7 @@ ishmem::event ishmemx_char_fcollect_on_queue(ishmem_team_t team, char* dest, con
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<char>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3476,6 +3482,7 @@ int ishmem_schar_fcollect(signed char* dest, const signed char* source, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char)))) return -1;
     return ishmemi::impl::fcollect<signed char>(team, dest, source, nelems);
 }
 
@@ -3484,7 +3491,7 @@ int ishmem_team_schar_fcollect(ishmem_team_t team, signed char* dest, const sign
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char)))) return -1;
     return ishmemi::impl::fcollect<signed char>(team, dest, source, nelems);
 }
 
@@ -3495,6 +3502,7 @@ ishmem::event ishmemx_schar_fcollect_on_queue(signed char* dest, const signed ch
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<signed char>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3504,7 +3512,7 @@ ishmem::event ishmemx_schar_fcollect_on_queue(ishmem_team_t team, signed char* d
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<signed char>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3514,6 +3522,7 @@ int ishmem_short_fcollect(short* dest, const short* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short)))) return -1;
     return ishmemi::impl::fcollect<short>(team, dest, source, nelems);
 }
 
@@ -3522,7 +3531,7 @@ int ishmem_team_short_fcollect(ishmem_team_t team, short* dest, const short* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short)))) return -1;
     return ishmemi::impl::fcollect<short>(team, dest, source, nelems);
 }
 
@@ -3533,6 +3542,7 @@ ishmem::event ishmemx_short_fcollect_on_queue(short* dest, const short* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<short>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3542,7 +3552,7 @@ ishmem::event ishmemx_short_fcollect_on_queue(ishmem_team_t team, short* dest, c
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<short>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3552,6 +3562,7 @@ int ishmem_int_fcollect(int* dest, const int* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int)))) return -1;
     return ishmemi::impl::fcollect<int>(team, dest, source, nelems);
 }
 
@@ -3560,7 +3571,7 @@ int ishmem_team_int_fcollect(ishmem_team_t team, int* dest, const int* source, s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int)))) return -1;
     return ishmemi::impl::fcollect<int>(team, dest, source, nelems);
 }
 
@@ -3571,6 +3582,7 @@ ishmem::event ishmemx_int_fcollect_on_queue(int* dest, const int* source, size_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<int>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3580,7 +3592,7 @@ ishmem::event ishmemx_int_fcollect_on_queue(ishmem_team_t team, int* dest, const
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<int>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3590,6 +3602,7 @@ int ishmem_long_fcollect(long* dest, const long* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long)))) return -1;
     return ishmemi::impl::fcollect<long>(team, dest, source, nelems);
 }
 
@@ -3598,7 +3611,7 @@ int ishmem_team_long_fcollect(ishmem_team_t team, long* dest, const long* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long)))) return -1;
     return ishmemi::impl::fcollect<long>(team, dest, source, nelems);
 }
 
@@ -3609,6 +3622,7 @@ ishmem::event ishmemx_long_fcollect_on_queue(long* dest, const long* source, siz
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<long>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3618,7 +3632,7 @@ ishmem::event ishmemx_long_fcollect_on_queue(ishmem_team_t team, long* dest, con
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<long>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3628,6 +3642,7 @@ int ishmem_longlong_fcollect(long long* dest, const long long* source, size_t ne
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long)))) return -1;
     return ishmemi::impl::fcollect<long long>(team, dest, source, nelems);
 }
 
@@ -3636,7 +3651,7 @@ int ishmem_team_longlong_fcollect(ishmem_team_t team, long long* dest, const lon
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long)))) return -1;
     return ishmemi::impl::fcollect<long long>(team, dest, source, nelems);
 }
 
@@ -3647,6 +3662,7 @@ ishmem::event ishmemx_longlong_fcollect_on_queue(long long* dest, const long lon
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<long long>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3656,7 +3672,7 @@ ishmem::event ishmemx_longlong_fcollect_on_queue(ishmem_team_t team, long long* 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<long long>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3666,6 +3682,7 @@ int ishmem_uchar_fcollect(unsigned char* dest, const unsigned char* source, size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::fcollect<unsigned char>(team, dest, source, nelems);
 }
 
@@ -3674,7 +3691,7 @@ int ishmem_team_uchar_fcollect(ishmem_team_t team, unsigned char* dest, const un
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::fcollect<unsigned char>(team, dest, source, nelems);
 }
 
@@ -3685,6 +3702,7 @@ ishmem::event ishmemx_uchar_fcollect_on_queue(unsigned char* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<unsigned char>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3694,7 +3712,7 @@ ishmem::event ishmemx_uchar_fcollect_on_queue(ishmem_team_t team, unsigned char*
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<unsigned char>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3704,6 +3722,7 @@ int ishmem_ushort_fcollect(unsigned short* dest, const unsigned short* source, s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::fcollect<unsigned short>(team, dest, source, nelems);
 }
 
@@ -3712,7 +3731,7 @@ int ishmem_team_ushort_fcollect(ishmem_team_t team, unsigned short* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::fcollect<unsigned short>(team, dest, source, nelems);
 }
 
@@ -3723,6 +3742,7 @@ ishmem::event ishmemx_ushort_fcollect_on_queue(unsigned short* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<unsigned short>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3732,7 +3752,7 @@ ishmem::event ishmemx_ushort_fcollect_on_queue(ishmem_team_t team, unsigned shor
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<unsigned short>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3742,6 +3762,7 @@ int ishmem_uint_fcollect(unsigned int* dest, const unsigned int* source, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::fcollect<unsigned int>(team, dest, source, nelems);
 }
 
@@ -3750,7 +3771,7 @@ int ishmem_team_uint_fcollect(ishmem_team_t team, unsigned int* dest, const unsi
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::fcollect<unsigned int>(team, dest, source, nelems);
 }
 
@@ -3761,6 +3782,7 @@ ishmem::event ishmemx_uint_fcollect_on_queue(unsigned int* dest, const unsigned 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<unsigned int>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3770,7 +3792,7 @@ ishmem::event ishmemx_uint_fcollect_on_queue(ishmem_team_t team, unsigned int* d
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<unsigned int>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3780,6 +3802,7 @@ int ishmem_ulong_fcollect(unsigned long* dest, const unsigned long* source, size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::fcollect<unsigned long>(team, dest, source, nelems);
 }
 
@@ -3788,7 +3811,7 @@ int ishmem_team_ulong_fcollect(ishmem_team_t team, unsigned long* dest, const un
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::fcollect<unsigned long>(team, dest, source, nelems);
 }
 
@@ -3799,6 +3822,7 @@ ishmem::event ishmemx_ulong_fcollect_on_queue(unsigned long* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<unsigned long>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3808,7 +3832,7 @@ ishmem::event ishmemx_ulong_fcollect_on_queue(ishmem_team_t team, unsigned long*
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<unsigned long>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3818,6 +3842,7 @@ int ishmem_ulonglong_fcollect(unsigned long long* dest, const unsigned long long
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::fcollect<unsigned long long>(team, dest, source, nelems);
 }
 
@@ -3826,7 +3851,7 @@ int ishmem_team_ulonglong_fcollect(ishmem_team_t team, unsigned long long* dest,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::fcollect<unsigned long long>(team, dest, source, nelems);
 }
 
@@ -3837,6 +3862,7 @@ ishmem::event ishmemx_ulonglong_fcollect_on_queue(unsigned long long* dest, cons
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3846,7 +3872,7 @@ ishmem::event ishmemx_ulonglong_fcollect_on_queue(ishmem_team_t team, unsigned l
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3856,6 +3882,7 @@ int ishmem_int8_fcollect(int8_t* dest, const int8_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::fcollect<int8_t>(team, dest, source, nelems);
 }
 
@@ -3864,7 +3891,7 @@ int ishmem_team_int8_fcollect(ishmem_team_t team, int8_t* dest, const int8_t* so
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::fcollect<int8_t>(team, dest, source, nelems);
 }
 
@@ -3875,6 +3902,7 @@ ishmem::event ishmemx_int8_fcollect_on_queue(int8_t* dest, const int8_t* source,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<int8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3884,7 +3912,7 @@ ishmem::event ishmemx_int8_fcollect_on_queue(ishmem_team_t team, int8_t* dest, c
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<int8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3894,6 +3922,7 @@ int ishmem_int16_fcollect(int16_t* dest, const int16_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::fcollect<int16_t>(team, dest, source, nelems);
 }
 
@@ -3902,7 +3931,7 @@ int ishmem_team_int16_fcollect(ishmem_team_t team, int16_t* dest, const int16_t*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::fcollect<int16_t>(team, dest, source, nelems);
 }
 
@@ -3913,6 +3942,7 @@ ishmem::event ishmemx_int16_fcollect_on_queue(int16_t* dest, const int16_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<int16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3922,7 +3952,7 @@ ishmem::event ishmemx_int16_fcollect_on_queue(ishmem_team_t team, int16_t* dest,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<int16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3932,6 +3962,7 @@ int ishmem_int32_fcollect(int32_t* dest, const int32_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::fcollect<int32_t>(team, dest, source, nelems);
 }
 
@@ -3940,7 +3971,7 @@ int ishmem_team_int32_fcollect(ishmem_team_t team, int32_t* dest, const int32_t*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::fcollect<int32_t>(team, dest, source, nelems);
 }
 
@@ -3951,6 +3982,7 @@ ishmem::event ishmemx_int32_fcollect_on_queue(int32_t* dest, const int32_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<int32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3960,7 +3992,7 @@ ishmem::event ishmemx_int32_fcollect_on_queue(ishmem_team_t team, int32_t* dest,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<int32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3970,6 +4002,7 @@ int ishmem_int64_fcollect(int64_t* dest, const int64_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::fcollect<int64_t>(team, dest, source, nelems);
 }
 
@@ -3978,7 +4011,7 @@ int ishmem_team_int64_fcollect(ishmem_team_t team, int64_t* dest, const int64_t*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::fcollect<int64_t>(team, dest, source, nelems);
 }
 
@@ -3989,6 +4022,7 @@ ishmem::event ishmemx_int64_fcollect_on_queue(int64_t* dest, const int64_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<int64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -3998,7 +4032,7 @@ ishmem::event ishmemx_int64_fcollect_on_queue(ishmem_team_t team, int64_t* dest,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<int64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -4008,6 +4042,7 @@ int ishmem_uint8_fcollect(uint8_t* dest, const uint8_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::fcollect<uint8_t>(team, dest, source, nelems);
 }
 
@@ -4016,7 +4051,7 @@ int ishmem_team_uint8_fcollect(ishmem_team_t team, uint8_t* dest, const uint8_t*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::fcollect<uint8_t>(team, dest, source, nelems);
 }
 
@@ -4027,6 +4062,7 @@ ishmem::event ishmemx_uint8_fcollect_on_queue(uint8_t* dest, const uint8_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<uint8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -4036,7 +4072,7 @@ ishmem::event ishmemx_uint8_fcollect_on_queue(ishmem_team_t team, uint8_t* dest,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<uint8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -4046,6 +4082,7 @@ int ishmem_uint16_fcollect(uint16_t* dest, const uint16_t* source, size_t nelems
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::fcollect<uint16_t>(team, dest, source, nelems);
 }
 
@@ -4054,7 +4091,7 @@ int ishmem_team_uint16_fcollect(ishmem_team_t team, uint16_t* dest, const uint16
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::fcollect<uint16_t>(team, dest, source, nelems);
 }
 
@@ -4065,6 +4102,7 @@ ishmem::event ishmemx_uint16_fcollect_on_queue(uint16_t* dest, const uint16_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<uint16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -4074,7 +4112,7 @@ ishmem::event ishmemx_uint16_fcollect_on_queue(ishmem_team_t team, uint16_t* des
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<uint16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -4084,6 +4122,7 @@ int ishmem_uint32_fcollect(uint32_t* dest, const uint32_t* source, size_t nelems
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::fcollect<uint32_t>(team, dest, source, nelems);
 }
 
@@ -4092,7 +4131,7 @@ int ishmem_team_uint32_fcollect(ishmem_team_t team, uint32_t* dest, const uint32
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::fcollect<uint32_t>(team, dest, source, nelems);
 }
 
@@ -4103,6 +4142,7 @@ ishmem::event ishmemx_uint32_fcollect_on_queue(uint32_t* dest, const uint32_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<uint32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -4112,7 +4152,7 @@ ishmem::event ishmemx_uint32_fcollect_on_queue(ishmem_team_t team, uint32_t* des
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<uint32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -4122,6 +4162,7 @@ int ishmem_uint64_fcollect(uint64_t* dest, const uint64_t* source, size_t nelems
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::fcollect<uint64_t>(team, dest, source, nelems);
 }
 
@@ -4130,7 +4171,7 @@ int ishmem_team_uint64_fcollect(ishmem_team_t team, uint64_t* dest, const uint64
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::fcollect<uint64_t>(team, dest, source, nelems);
 }
 
@@ -4141,6 +4182,7 @@ ishmem::event ishmemx_uint64_fcollect_on_queue(uint64_t* dest, const uint64_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<uint64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -4150,7 +4192,7 @@ ishmem::event ishmemx_uint64_fcollect_on_queue(ishmem_team_t team, uint64_t* des
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<uint64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -4160,6 +4202,7 @@ int ishmem_size_fcollect(size_t* dest, const size_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t)))) return -1;
     return ishmemi::impl::fcollect<size_t>(team, dest, source, nelems);
 }
 
@@ -4168,7 +4211,7 @@ int ishmem_team_size_fcollect(ishmem_team_t team, size_t* dest, const size_t* so
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t)))) return -1;
     return ishmemi::impl::fcollect<size_t>(team, dest, source, nelems);
 }
 
@@ -4179,6 +4222,7 @@ ishmem::event ishmemx_size_fcollect_on_queue(size_t* dest, const size_t* source,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<size_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -4188,7 +4232,7 @@ ishmem::event ishmemx_size_fcollect_on_queue(ishmem_team_t team, size_t* dest, c
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<size_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -4198,6 +4242,7 @@ int ishmem_ptrdiff_fcollect(ptrdiff_t* dest, const ptrdiff_t* source, size_t nel
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::fcollect<ptrdiff_t>(team, dest, source, nelems);
 }
 
@@ -4206,7 +4251,7 @@ int ishmem_team_ptrdiff_fcollect(ishmem_team_t team, ptrdiff_t* dest, const ptrd
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::fcollect<ptrdiff_t>(team, dest, source, nelems);
 }
 
@@ -4217,6 +4262,7 @@ ishmem::event ishmemx_ptrdiff_fcollect_on_queue(ptrdiff_t* dest, const ptrdiff_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -4226,7 +4272,7 @@ ishmem::event ishmemx_ptrdiff_fcollect_on_queue(ishmem_team_t team, ptrdiff_t* d
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nelems);
 }
 
@@ -4236,6 +4282,7 @@ int ishmem_fcollectmem(void* dest, const void* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::fcollect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 
@@ -4244,7 +4291,7 @@ int ishmem_team_fcollectmem(ishmem_team_t team, void* dest, const void* source, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::fcollect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 
@@ -4255,6 +4302,7 @@ ishmem::event ishmemx_fcollectmem_on_queue(void* dest, const void* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<uint8_t>(q, deps, ret, team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 
@@ -4264,7 +4312,7 @@ ishmem::event ishmemx_fcollectmem_on_queue(ishmem_team_t team, void* dest, const
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::fcollect_on_queue<uint8_t>(q, deps, ret, team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 

@@ -185,6 +185,13 @@ bool report_partial_overlap(const char* routine, const char* a, const void* pa, 
     return false;
 }
 
+bool report_overlap(const char* routine, const char* a, const void* pa, size_t a_bytes, const char* b, const void* pb,
+                    size_t b_bytes) {
+    warn(routine, "%s %p (%zu bytes) overlaps %s %p (%zu bytes): %s must lie outside %s", a, pa, a_bytes, b, pb,
+         b_bytes, a, b);
+    return false;
+}
+
 namespace impl {
 
 int team_get_config(ishmem_team_t team, long config_mask, ishmem_team_config_t* config) {

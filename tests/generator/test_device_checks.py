@@ -58,3 +58,20 @@ def test_every_device_report_has_a_predicate():
     reports = set(re.findall(r"__device__ inline void check_(\w+)\(", src))
     preds = set(re.findall(r"__device__ inline bool ok_(\w+)\(", src))
     assert reports and reports <= preds, reports - preds
+
+
+def test_fcollect_checks_its_source_against_the_whole_dest():
+    """fcollect's source must lie outside dest's nelems times the team's size elements, on the host
+    and on the device, every form; collect has no such check (it would need every PE's nelems)."""
+    api = build_api(load_spec(ROOT / "spec", ROOT))
+    fcollects = [ep for ep in api.entry_points if "fcollect" in ep.name]
+    collects = [ep for ep in api.entry_points if "collect" in ep.name and "fcollect" not in ep.name]
+    assert fcollects and collects
+    for ep in fcollects:
+        host = " ".join(ep.body)
+        assert 'ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(' in host, ep.name
+        assert "(nelems) * ishmemi::team_size_or_zero(team) * sizeof(" in host.split("check_outside", 1)[1], ep.name
+        if ep.device_body:
+            assert "ishmemi::dev::check_outside(" in " ".join(ep.device_body), ep.name
+    for ep in collects:
+        assert "check_outside" not in " ".join(ep.body), ep.name

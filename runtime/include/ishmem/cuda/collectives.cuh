@@ -1112,5 +1112,13 @@ __device__ inline bool check_no_partial_overlap(const char* fn, const char* a, c
            static_cast<unsigned long long>(bytes));
     return false;
 }
+__device__ inline bool check_outside(const char* fn, const char* a, const void* pa, size_t a_bytes, const char* b,
+                                     const void* pb, size_t b_bytes) {
+    if (__builtin_expect(!ishmemi::overlap_at_all(pa, a_bytes, pb, b_bytes), 1)) return true;
+    printf("ishmem: PE %d: %s: %s (%llu bytes) overlaps %s (%llu bytes): %s must lie outside %s (device code)\n",
+           dstate.my_pe, fn, a, static_cast<unsigned long long>(a_bytes), b, static_cast<unsigned long long>(b_bytes), a,
+           b);
+    return false;
+}
 
 }  // namespace ishmemi::dev

@@ -150,6 +150,8 @@ ISHMEM_API bool report_bad_team(const char* routine, ishmem_team_t team);
 ISHMEM_API bool report_bad_team_pe(const char* routine, ishmem_team_t team, const char* param, int pe);
 ISHMEM_API bool report_partial_overlap(const char* routine, const char* a, const void* pa, const char* b,
                                        const void* pb, size_t bytes);
+ISHMEM_API bool report_overlap(const char* routine, const char* a, const void* pa, size_t a_bytes, const char* b,
+                               const void* pb, size_t b_bytes);
 
 inline bool check_team(const char* routine, ishmem_team_t team) {
     return __builtin_expect(find_team(team) != nullptr, 1) || report_bad_team(routine, team);
@@ -162,6 +164,17 @@ inline bool check_team_pe(const char* routine, ishmem_team_t team, const char* p
 ISHMEM_HD inline bool overlap_partly(const void* pa, const void* pb, size_t bytes) {
     const auto x = reinterpret_cast<uintptr_t>(pa), y = reinterpret_cast<uintptr_t>(pb);
     return !(x == y || bytes == 0 || x + bytes <= y || y + bytes <= x);
+}
+// Whether a_bytes at pa and b_bytes at pb share a byte (host and device checks).
+ISHMEM_HD inline bool overlap_at_all(const void* pa, size_t a_bytes, const void* pb, size_t b_bytes) {
+    const auto x = reinterpret_cast<uintptr_t>(pa), y = reinterpret_cast<uintptr_t>(pb);
+    return a_bytes != 0 && b_bytes != 0 && x < y + b_bytes && y < x + a_bytes;
+}
+// a (a_bytes) must lie wholly outside b (b_bytes): a collect's source outside its dest.
+inline bool check_outside(const char* routine, const char* a, const void* pa, size_t a_bytes, const char* b,
+                          const void* pb, size_t b_bytes) {
+    return __builtin_expect(!overlap_at_all(pa, a_bytes, pb, b_bytes), 1) ||
+           report_overlap(routine, a, pa, a_bytes, b, pb, b_bytes);
 }
 // a and b may be the same array or disjoint, not overlap partly.
 inline bool check_no_partial_overlap(const char* routine, const char* a, const void* pa, const char* b, const void* pb,
