@@ -2,9 +2,9 @@
 // from a thread and from a block over the world, a strided team, and the team of every PE but the
 // first (size 3 on four PEs); broadcast from every root; collect with a different count on each PE,
 // 0 included; nelems 0; reductions in place and into another buffer; scans; back-to-back calls on
-// one team without a barrier between them; teams made and destroyed repeatedly; and the host-called
-// and stream (_on_queue) forms on large arrays, which the library spreads over many blocks. PEs
-// outside a team find their buffers untouched.
+// one team without a barrier between them; teams made and destroyed repeatedly; the host-called
+// and stream (_on_queue) forms on large arrays, which the library spreads over many blocks; and
+// fcollects from inside their dest, which fail. PEs outside a team find their buffers untouched.
 #include <string>
 #include <vector>
 
@@ -415,6 +415,40 @@ TEST_F(GpuColl, LargeBroadcastsFromEveryRootAndEveryCaller) {
         }
     }
     ishmem_team_destroy(others);
+}
+
+// fcollects whose source lies inside dest (at its start, at its last element, a mem form one byte
+// off): every form returns nonzero (with a line from the device) before it writes anything. Every
+// PE finds it alike, so none is left waiting in the collective.
+__global__ void fcollects_from_inside_dest(int* d, int n_pes, int* ret) {
+    auto blk = cg::this_thread_block();
+    const int block_rc = ishmemx_int_fcollect_work_group(ISHMEM_TEAM_WORLD, d, d + 4 * n_pes - 1, 4, blk);
+    if (blk.thread_rank() == 0) {
+        ret[0] = ishmem_int_fcollect(d, d, 4);
+        ret[1] = block_rc;
+        ret[2] = ishmem_fcollectmem(ISHMEM_TEAM_WORLD, d, reinterpret_cast<char*>(d) + 3, 16);
+    }
+}
+
+TEST_F(GpuColl, FcollectFromInsideItsDestFails) {
+    gpu_sym<int> d(64);
+    ASSERT_TRUE(d);
+    d.write(std::vector<int>(64, untouched));
+    ishmem_barrier_all();
+    managed<int> ret(3);
+    ret[0] = ret[1] = ret[2] = 0;
+    {
+        stream st;
+        fcollects_from_inside_dest<<<1, 64, 0, st>>>(d.get(), n, ret.get());
+        GPU_LAUNCHED("fcollects_from_inside_dest");
+        sync(st, "fcollects from inside dest");
+    }
+    EXPECT_NE(ret[0], 0) << "ishmem_int_fcollect from a thread, source == dest";
+    EXPECT_NE(ret[1], 0) << "ishmemx_int_fcollect_work_group, source at dest's last element";
+    EXPECT_NE(ret[2], 0) << "ishmem_fcollectmem from a thread, source 3 bytes into dest";
+    EXPECT_NE(ishmem_int_fcollect(ISHMEM_TEAM_WORLD, d.get(), d.get() + 2, 4), 0) << "host-called, source 2 into dest";
+    expect_elements(d.read(0, 64), [](size_t) { return untouched; }, "dest of the bad fcollects");
+    ishmem_barrier_all();
 }
 
 // Host-called and stream forms on arrays big enough for many blocks, and nelems 0 there.
