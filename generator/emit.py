@@ -78,7 +78,10 @@ def checks_text(fam: Family) -> str:
     if soft:
         status = ("returns without doing anything" if fam.returns == "void" else
                   "returns a null pointer" if fam.returns.endswith("*") else "returns nonzero")
-        text.append("It prints such a line and " + status + " (through ``ret`` for the ``_on_queue`` form) when "
+        where = ["through ``ret`` for the ``_on_queue`` form"]
+        if "work_group" in fam.variants:
+            where.append("in every work-item of the ``_work_group`` form, whose leader alone prints the line")
+        text.append("It prints such a line and " + status + " (" + "; ".join(where) + ") when "
                     + "; or when ".join(soft) + ".")
     return " ".join(text)
 

@@ -555,27 +555,29 @@ def _fused_checks(checks: list[tuple[str, str]]) -> list[str]:
 SOFT_CHECKS = ("team", "team_pe", "no_partial_overlap", "outside_team", "flags")
 
 
-def _soft_checks(fam: Family, form: _Form, team_form: bool) -> list[str]:
+def _soft_checks(fam: Family, form: _Form, team_form: bool, fn: str = "fn") -> list[str]:
+    """The status checks as conditions; fn names the routine in their reports (a null one reports
+    nothing: a _work_group form's work-items other than the leader)."""
     conds = []
     if team_form:  # the world forms pass ISHMEM_TEAM_WORLD, valid whenever the library is initialized
-        conds.append("ishmemi::check_team(fn, team)")
+        conds.append(f"ishmemi::check_team({fn}, team)")
     for p in fam.params:
         for c in p.checks:
             if c.kind == "team":
-                conds.append(f"ishmemi::check_team(fn, {p.name})")
+                conds.append(f"ishmemi::check_team({fn}, {p.name})")
             elif c.kind == "team_pe":
-                conds.append(f'ishmemi::check_team_pe(fn, {c.args[0]}, "{p.name}", {p.name})')
+                conds.append(f'ishmemi::check_team_pe({fn}, {c.args[0]}, "{p.name}", {p.name})')
             elif c.kind == "flags":
-                conds.append(f'ishmemi::check_flags(fn, "{p.name}", {p.name}, {c.args[0]})')
+                conds.append(f'ishmemi::check_flags({fn}, "{p.name}", {p.name}, {c.args[0]})')
             elif c.kind == "no_partial_overlap":
                 a, n = c.args
                 size = f"sizeof({_pointee(p, form)})"
-                conds.append(f'ishmemi::check_no_partial_overlap(fn, "{p.name}", {p.name}, "{a}", {a}, ({n}) * {size})')
+                conds.append(f'ishmemi::check_no_partial_overlap({fn}, "{p.name}", {p.name}, "{a}", {a}, ({n}) * {size})')
             elif c.kind == "outside_team":
                 a, n = c.args
                 size = f"sizeof({_pointee(p, form)})"
                 theirs = f"({n}) * ishmemi::team_size_or_zero(team) * {size}"
-                conds.append(f'ishmemi::check_outside(fn, "{p.name}", {p.name}, ({n}) * {size}, "{a}", {a}, {theirs})')
+                conds.append(f'ishmemi::check_outside({fn}, "{p.name}", {p.name}, ({n}) * {size}, "{a}", {a}, {theirs})')
     return conds
 
 
@@ -640,6 +642,9 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
     body += checks
     if soft and variant != "on_queue":
         fail = "" if ret == "void" else " nullptr" if ret.endswith("*") else " -1"
+        if variant == "work_group":  # every work-item finds the failure; the leader alone reports it
+            body.append("const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;")
+            soft = _soft_checks(fam, form, team_form, "report_fn")
         body.append(f"if (!({' && '.join(soft)})) return{fail};")
     if variant == "base":
         call = _core_call(fam, form, variant, [])
@@ -711,6 +716,7 @@ _DEVICE_NAMES = (("ishmemi::impl::", "ishmemi::dev::"), ("ishmemi::check_", "ish
                  ("ishmemi::strided_extent", "ishmemi::dev::strided_extent"),
                  ("ishmemi::blocked_extent", "ishmemi::dev::blocked_extent"),
                  ("ishmemi::team_size_or_zero", "ishmemi::dev::team_size_or_zero"))
+# (ishmemi::impl::group_leads becomes ishmemi::dev::group_leads by the first pair.)
 
 
 def _device_line(line: str) -> str:

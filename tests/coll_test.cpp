@@ -1077,27 +1077,38 @@ TEST(Coll, WorkGroupFormsAgreeAcrossThreads) {
             if (t.member()) ishmem_testing::run_in_group(g, [&](const auto& grp) { ishmemx_team_sync_work_group(t.team, grp); });
             ishmem_testing::run_in_group(g, [](const auto& grp) { ishmemx_barrier_all_work_group(grp); });
         }
-        // An invalid team: the same nonzero value in every thread, no hang.
-        sym_array<int> buf(8);
+        // Bad calls: the same nonzero value in every thread, no hang, and one line from the group
+        // (its leader's), however many threads it has.
+        sym_array<int> buf(8 * 4 + 8);
         int rc = 0;
-        stderr_of([&] {
+        std::string err = stderr_of([&] {
             rc = ishmem_testing::run_in_group_returning(g, [&](const auto& grp) {
                 return ishmemx_int_sum_reduce_work_group(ISHMEM_TEAM_INVALID, buf.get(), buf.get(), 4, grp);
             });
         });
         EXPECT_NE(rc, 0) << "ishmemx_int_sum_reduce_work_group on ISHMEM_TEAM_INVALID";
-        stderr_of([&] {
+        expect_message(err, "ishmemx_int_sum_reduce_work_group", "team");
+        err = stderr_of([&] {
             rc = ishmem_testing::run_in_group_returning(g, [&](const auto& grp) {
                 return ishmemx_int_broadcast_work_group(ISHMEM_TEAM_WORLD, buf.get(), buf.get() + 4, 4, ishmem_n_pes(), grp);
             });
         });
         EXPECT_NE(rc, 0) << "ishmemx_int_broadcast_work_group with PE_root n";
-        stderr_of([&] {
+        expect_message(err, "ishmemx_int_broadcast_work_group", "root");
+        err = stderr_of([&] {
             rc = ishmem_testing::run_in_group_returning(g, [&](const auto& grp) {
                 return ishmemx_int_max_reduce_work_group(buf.get() + 1, buf.get(), 4, grp);
             });
         });
         EXPECT_NE(rc, 0) << "ishmemx_int_max_reduce_work_group with partially overlapping buffers";
+        expect_message(err, "ishmemx_int_max_reduce_work_group", "overlap");
+        err = stderr_of([&] {
+            rc = ishmem_testing::run_in_group_returning(g, [&](const auto& grp) {
+                return ishmemx_fcollect_work_group(ISHMEM_TEAM_WORLD, buf.get(), buf.get() + 1, std::size_t{2}, grp);
+            });
+        });
+        EXPECT_NE(rc, 0) << "ishmemx_fcollect_work_group with source inside dest";
+        expect_message(err, "ishmemx_fcollect_work_group", "overlaps dest");
     }
 }
 

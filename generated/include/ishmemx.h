@@ -14110,12 +14110,14 @@ ISHMEM_HD inline void ishmemx_team_sync_work_group(ishmem_team_t team, const Gro
 #if defined(__CUDA_ARCH__)
     constexpr const char* fn = "ishmemx_team_sync_work_group";
     ishmemi::dev::check_init(fn);
-    if (!(ishmemi::dev::check_team(fn, team))) return;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return;
     ishmemi::dev::team_sync_work_group(team, group);
 #else
     constexpr const char* fn = "ishmemx_team_sync_work_group";
     ishmemi::check_init(fn);
-    if (!(ishmemi::check_team(fn, team))) return;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return;
     ishmemi::impl::team_sync_work_group(team, group);
 #endif
 }
@@ -14150,14 +14152,16 @@ ISHMEM_HD inline int ishmemx_float_alltoall_work_group(ishmem_team_t team, float
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<float>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_float_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<float>(team, dest, source, nelems, group);
 #endif
 }
@@ -14192,14 +14196,16 @@ ISHMEM_HD inline int ishmemx_double_alltoall_work_group(ishmem_team_t team, doub
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<double>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_double_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<double>(team, dest, source, nelems, group);
 #endif
 }
@@ -14234,14 +14240,16 @@ ISHMEM_HD inline int ishmemx_char_alltoall_work_group(ishmem_team_t team, char* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_char_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<char>(team, dest, source, nelems, group);
 #endif
 }
@@ -14276,14 +14284,16 @@ ISHMEM_HD inline int ishmemx_schar_alltoall_work_group(ishmem_team_t team, signe
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<signed char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_schar_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<signed char>(team, dest, source, nelems, group);
 #endif
 }
@@ -14318,14 +14328,16 @@ ISHMEM_HD inline int ishmemx_short_alltoall_work_group(ishmem_team_t team, short
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<short>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_short_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<short>(team, dest, source, nelems, group);
 #endif
 }
@@ -14360,14 +14372,16 @@ ISHMEM_HD inline int ishmemx_int_alltoall_work_group(ishmem_team_t team, int* de
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<int>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<int>(team, dest, source, nelems, group);
 #endif
 }
@@ -14402,14 +14416,16 @@ ISHMEM_HD inline int ishmemx_long_alltoall_work_group(ishmem_team_t team, long* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_long_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<long>(team, dest, source, nelems, group);
 #endif
 }
@@ -14444,14 +14460,16 @@ ISHMEM_HD inline int ishmemx_longlong_alltoall_work_group(ishmem_team_t team, lo
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<long long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<long long>(team, dest, source, nelems, group);
 #endif
 }
@@ -14486,14 +14504,16 @@ ISHMEM_HD inline int ishmemx_uchar_alltoall_work_group(ishmem_team_t team, unsig
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<unsigned char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<unsigned char>(team, dest, source, nelems, group);
 #endif
 }
@@ -14528,14 +14548,16 @@ ISHMEM_HD inline int ishmemx_ushort_alltoall_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<unsigned short>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<unsigned short>(team, dest, source, nelems, group);
 #endif
 }
@@ -14570,14 +14592,16 @@ ISHMEM_HD inline int ishmemx_uint_alltoall_work_group(ishmem_team_t team, unsign
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<unsigned int>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<unsigned int>(team, dest, source, nelems, group);
 #endif
 }
@@ -14612,14 +14636,16 @@ ISHMEM_HD inline int ishmemx_ulong_alltoall_work_group(ishmem_team_t team, unsig
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<unsigned long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<unsigned long>(team, dest, source, nelems, group);
 #endif
 }
@@ -14654,14 +14680,16 @@ ISHMEM_HD inline int ishmemx_ulonglong_alltoall_work_group(ishmem_team_t team, u
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<unsigned long long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<unsigned long long>(team, dest, source, nelems, group);
 #endif
 }
@@ -14696,14 +14724,16 @@ ISHMEM_HD inline int ishmemx_int8_alltoall_work_group(ishmem_team_t team, int8_t
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<int8_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int8_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<int8_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -14738,14 +14768,16 @@ ISHMEM_HD inline int ishmemx_int16_alltoall_work_group(ishmem_team_t team, int16
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<int16_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int16_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<int16_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -14780,14 +14812,16 @@ ISHMEM_HD inline int ishmemx_int32_alltoall_work_group(ishmem_team_t team, int32
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<int32_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int32_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<int32_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -14822,14 +14856,16 @@ ISHMEM_HD inline int ishmemx_int64_alltoall_work_group(ishmem_team_t team, int64
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<int64_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int64_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<int64_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -14864,14 +14900,16 @@ ISHMEM_HD inline int ishmemx_uint8_alltoall_work_group(ishmem_team_t team, uint8
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<uint8_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<uint8_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -14906,14 +14944,16 @@ ISHMEM_HD inline int ishmemx_uint16_alltoall_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<uint16_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<uint16_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -14948,14 +14988,16 @@ ISHMEM_HD inline int ishmemx_uint32_alltoall_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<uint32_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<uint32_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -14990,14 +15032,16 @@ ISHMEM_HD inline int ishmemx_uint64_alltoall_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<uint64_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<uint64_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -15032,14 +15076,16 @@ ISHMEM_HD inline int ishmemx_size_alltoall_work_group(ishmem_team_t team, size_t
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<size_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_size_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<size_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -15074,14 +15120,16 @@ ISHMEM_HD inline int ishmemx_ptrdiff_alltoall_work_group(ishmem_team_t team, ptr
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -15116,14 +15164,16 @@ ISHMEM_HD inline int ishmemx_alltoallmem_work_group(ishmem_team_t team, void* de
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 #else
     constexpr const char* fn = "ishmemx_alltoallmem_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 #endif
 }
@@ -15183,7 +15233,8 @@ ISHMEM_HD inline int ishmemx_alltoall_work_group(ishmem_team_t team, T* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::alltoall_work_group<T>(team, dest, source, nelems, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_alltoall_work_group: T is not one of the standard_rma types");
@@ -15191,7 +15242,8 @@ ISHMEM_HD inline int ishmemx_alltoall_work_group(ishmem_team_t team, T* dest, co
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<T>(team, dest, source, nelems, group);
 #endif
 }
@@ -15230,7 +15282,8 @@ ISHMEM_HD inline int ishmemx_float_broadcast_work_group(float* dest, const float
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<float>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_float_broadcast_work_group";
@@ -15238,7 +15291,8 @@ ISHMEM_HD inline int ishmemx_float_broadcast_work_group(float* dest, const float
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<float>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15252,14 +15306,16 @@ ISHMEM_HD inline int ishmemx_float_broadcast_work_group(ishmem_team_t team, floa
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<float>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_float_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<float>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15274,7 +15330,8 @@ ISHMEM_HD inline int ishmemx_double_broadcast_work_group(double* dest, const dou
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<double>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_double_broadcast_work_group";
@@ -15282,7 +15339,8 @@ ISHMEM_HD inline int ishmemx_double_broadcast_work_group(double* dest, const dou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<double>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15296,14 +15354,16 @@ ISHMEM_HD inline int ishmemx_double_broadcast_work_group(ishmem_team_t team, dou
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<double>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_double_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<double>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15318,7 +15378,8 @@ ISHMEM_HD inline int ishmemx_char_broadcast_work_group(char* dest, const char* s
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<char>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_char_broadcast_work_group";
@@ -15326,7 +15387,8 @@ ISHMEM_HD inline int ishmemx_char_broadcast_work_group(char* dest, const char* s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<char>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15340,14 +15402,16 @@ ISHMEM_HD inline int ishmemx_char_broadcast_work_group(ishmem_team_t team, char*
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<char>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_char_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<char>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15362,7 +15426,8 @@ ISHMEM_HD inline int ishmemx_schar_broadcast_work_group(signed char* dest, const
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<signed char>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_schar_broadcast_work_group";
@@ -15370,7 +15435,8 @@ ISHMEM_HD inline int ishmemx_schar_broadcast_work_group(signed char* dest, const
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<signed char>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15384,14 +15450,16 @@ ISHMEM_HD inline int ishmemx_schar_broadcast_work_group(ishmem_team_t team, sign
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<signed char>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_schar_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<signed char>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15406,7 +15474,8 @@ ISHMEM_HD inline int ishmemx_short_broadcast_work_group(short* dest, const short
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<short>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_short_broadcast_work_group";
@@ -15414,7 +15483,8 @@ ISHMEM_HD inline int ishmemx_short_broadcast_work_group(short* dest, const short
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<short>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15428,14 +15498,16 @@ ISHMEM_HD inline int ishmemx_short_broadcast_work_group(ishmem_team_t team, shor
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<short>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_short_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<short>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15450,7 +15522,8 @@ ISHMEM_HD inline int ishmemx_int_broadcast_work_group(int* dest, const int* sour
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_int_broadcast_work_group";
@@ -15458,7 +15531,8 @@ ISHMEM_HD inline int ishmemx_int_broadcast_work_group(int* dest, const int* sour
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15472,14 +15546,16 @@ ISHMEM_HD inline int ishmemx_int_broadcast_work_group(ishmem_team_t team, int* d
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_int_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15494,7 +15570,8 @@ ISHMEM_HD inline int ishmemx_long_broadcast_work_group(long* dest, const long* s
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<long>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_long_broadcast_work_group";
@@ -15502,7 +15579,8 @@ ISHMEM_HD inline int ishmemx_long_broadcast_work_group(long* dest, const long* s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<long>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15516,14 +15594,16 @@ ISHMEM_HD inline int ishmemx_long_broadcast_work_group(ishmem_team_t team, long*
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<long>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_long_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<long>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15538,7 +15618,8 @@ ISHMEM_HD inline int ishmemx_longlong_broadcast_work_group(long long* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<long long>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_broadcast_work_group";
@@ -15546,7 +15627,8 @@ ISHMEM_HD inline int ishmemx_longlong_broadcast_work_group(long long* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<long long>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15560,14 +15642,16 @@ ISHMEM_HD inline int ishmemx_longlong_broadcast_work_group(ishmem_team_t team, l
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<long long>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<long long>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15582,7 +15666,8 @@ ISHMEM_HD inline int ishmemx_uchar_broadcast_work_group(unsigned char* dest, con
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned char>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_broadcast_work_group";
@@ -15590,7 +15675,8 @@ ISHMEM_HD inline int ishmemx_uchar_broadcast_work_group(unsigned char* dest, con
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned char>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15604,14 +15690,16 @@ ISHMEM_HD inline int ishmemx_uchar_broadcast_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned char>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned char>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15626,7 +15714,8 @@ ISHMEM_HD inline int ishmemx_ushort_broadcast_work_group(unsigned short* dest, c
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned short>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_broadcast_work_group";
@@ -15634,7 +15723,8 @@ ISHMEM_HD inline int ishmemx_ushort_broadcast_work_group(unsigned short* dest, c
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned short>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15648,14 +15738,16 @@ ISHMEM_HD inline int ishmemx_ushort_broadcast_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned short>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned short>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15670,7 +15762,8 @@ ISHMEM_HD inline int ishmemx_uint_broadcast_work_group(unsigned int* dest, const
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned int>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_uint_broadcast_work_group";
@@ -15678,7 +15771,8 @@ ISHMEM_HD inline int ishmemx_uint_broadcast_work_group(unsigned int* dest, const
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned int>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15692,14 +15786,16 @@ ISHMEM_HD inline int ishmemx_uint_broadcast_work_group(ishmem_team_t team, unsig
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned int>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_uint_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned int>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15714,7 +15810,8 @@ ISHMEM_HD inline int ishmemx_ulong_broadcast_work_group(unsigned long* dest, con
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned long>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_broadcast_work_group";
@@ -15722,7 +15819,8 @@ ISHMEM_HD inline int ishmemx_ulong_broadcast_work_group(unsigned long* dest, con
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned long>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15736,14 +15834,16 @@ ISHMEM_HD inline int ishmemx_ulong_broadcast_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned long>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned long>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15758,7 +15858,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_broadcast_work_group(unsigned long long* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned long long>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_broadcast_work_group";
@@ -15766,7 +15867,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_broadcast_work_group(unsigned long long* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned long long>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15780,14 +15882,16 @@ ISHMEM_HD inline int ishmemx_ulonglong_broadcast_work_group(ishmem_team_t team, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<unsigned long long>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned long long>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15802,7 +15906,8 @@ ISHMEM_HD inline int ishmemx_int8_broadcast_work_group(int8_t* dest, const int8_
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int8_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_int8_broadcast_work_group";
@@ -15810,7 +15915,8 @@ ISHMEM_HD inline int ishmemx_int8_broadcast_work_group(int8_t* dest, const int8_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int8_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15824,14 +15930,16 @@ ISHMEM_HD inline int ishmemx_int8_broadcast_work_group(ishmem_team_t team, int8_
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int8_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_int8_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int8_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15846,7 +15954,8 @@ ISHMEM_HD inline int ishmemx_int16_broadcast_work_group(int16_t* dest, const int
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int16_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_int16_broadcast_work_group";
@@ -15854,7 +15963,8 @@ ISHMEM_HD inline int ishmemx_int16_broadcast_work_group(int16_t* dest, const int
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int16_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15868,14 +15978,16 @@ ISHMEM_HD inline int ishmemx_int16_broadcast_work_group(ishmem_team_t team, int1
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int16_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_int16_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int16_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15890,7 +16002,8 @@ ISHMEM_HD inline int ishmemx_int32_broadcast_work_group(int32_t* dest, const int
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int32_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_int32_broadcast_work_group";
@@ -15898,7 +16011,8 @@ ISHMEM_HD inline int ishmemx_int32_broadcast_work_group(int32_t* dest, const int
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int32_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15912,14 +16026,16 @@ ISHMEM_HD inline int ishmemx_int32_broadcast_work_group(ishmem_team_t team, int3
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int32_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_int32_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int32_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15934,7 +16050,8 @@ ISHMEM_HD inline int ishmemx_int64_broadcast_work_group(int64_t* dest, const int
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int64_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_int64_broadcast_work_group";
@@ -15942,7 +16059,8 @@ ISHMEM_HD inline int ishmemx_int64_broadcast_work_group(int64_t* dest, const int
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int64_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15956,14 +16074,16 @@ ISHMEM_HD inline int ishmemx_int64_broadcast_work_group(ishmem_team_t team, int6
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<int64_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_int64_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int64_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -15978,7 +16098,8 @@ ISHMEM_HD inline int ishmemx_uint8_broadcast_work_group(uint8_t* dest, const uin
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint8_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_broadcast_work_group";
@@ -15986,7 +16107,8 @@ ISHMEM_HD inline int ishmemx_uint8_broadcast_work_group(uint8_t* dest, const uin
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint8_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -16000,14 +16122,16 @@ ISHMEM_HD inline int ishmemx_uint8_broadcast_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint8_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint8_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -16022,7 +16146,8 @@ ISHMEM_HD inline int ishmemx_uint16_broadcast_work_group(uint16_t* dest, const u
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint16_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_broadcast_work_group";
@@ -16030,7 +16155,8 @@ ISHMEM_HD inline int ishmemx_uint16_broadcast_work_group(uint16_t* dest, const u
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint16_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -16044,14 +16170,16 @@ ISHMEM_HD inline int ishmemx_uint16_broadcast_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint16_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint16_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -16066,7 +16194,8 @@ ISHMEM_HD inline int ishmemx_uint32_broadcast_work_group(uint32_t* dest, const u
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint32_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_broadcast_work_group";
@@ -16074,7 +16203,8 @@ ISHMEM_HD inline int ishmemx_uint32_broadcast_work_group(uint32_t* dest, const u
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint32_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -16088,14 +16218,16 @@ ISHMEM_HD inline int ishmemx_uint32_broadcast_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint32_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint32_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -16110,7 +16242,8 @@ ISHMEM_HD inline int ishmemx_uint64_broadcast_work_group(uint64_t* dest, const u
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint64_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_broadcast_work_group";
@@ -16118,7 +16251,8 @@ ISHMEM_HD inline int ishmemx_uint64_broadcast_work_group(uint64_t* dest, const u
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint64_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -16132,14 +16266,16 @@ ISHMEM_HD inline int ishmemx_uint64_broadcast_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint64_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint64_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -16154,7 +16290,8 @@ ISHMEM_HD inline int ishmemx_size_broadcast_work_group(size_t* dest, const size_
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<size_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_size_broadcast_work_group";
@@ -16162,7 +16299,8 @@ ISHMEM_HD inline int ishmemx_size_broadcast_work_group(size_t* dest, const size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<size_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -16176,14 +16314,16 @@ ISHMEM_HD inline int ishmemx_size_broadcast_work_group(ishmem_team_t team, size_
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<size_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_size_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<size_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -16198,7 +16338,8 @@ ISHMEM_HD inline int ishmemx_ptrdiff_broadcast_work_group(ptrdiff_t* dest, const
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<ptrdiff_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_broadcast_work_group";
@@ -16206,7 +16347,8 @@ ISHMEM_HD inline int ishmemx_ptrdiff_broadcast_work_group(ptrdiff_t* dest, const
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<ptrdiff_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -16220,14 +16362,16 @@ ISHMEM_HD inline int ishmemx_ptrdiff_broadcast_work_group(ishmem_team_t team, pt
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<ptrdiff_t>(team, dest, source, nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<ptrdiff_t>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -16242,7 +16386,8 @@ ISHMEM_HD inline int ishmemx_broadcastmem_work_group(void* dest, const void* sou
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_broadcastmem_work_group";
@@ -16250,7 +16395,8 @@ ISHMEM_HD inline int ishmemx_broadcastmem_work_group(void* dest, const void* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root, group);
 #endif
 }
@@ -16264,14 +16410,16 @@ ISHMEM_HD inline int ishmemx_broadcastmem_work_group(ishmem_team_t team, void* d
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root, group);
 #else
     constexpr const char* fn = "ishmemx_broadcastmem_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root, group);
 #endif
 }
@@ -16310,7 +16458,8 @@ ISHMEM_HD inline int ishmemx_broadcast_work_group(T* dest, const T* source, size
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<T>(team, dest, source, nelems, PE_root, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_broadcast_work_group: T is not one of the standard_rma types");
@@ -16319,7 +16468,8 @@ ISHMEM_HD inline int ishmemx_broadcast_work_group(T* dest, const T* source, size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
-    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<T>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -16334,7 +16484,8 @@ ISHMEM_HD inline int ishmemx_broadcast_work_group(ishmem_team_t team, T* dest, c
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::dev::broadcast_work_group<T>(team, dest, source, nelems, PE_root, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_broadcast_work_group: T is not one of the standard_rma types");
@@ -16342,7 +16493,8 @@ ISHMEM_HD inline int ishmemx_broadcast_work_group(ishmem_team_t team, T* dest, c
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_team_pe(report_fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<T>(team, dest, source, nelems, PE_root, group);
 #endif
 }
@@ -16377,14 +16529,16 @@ ISHMEM_HD inline int ishmemx_float_collect_work_group(ishmem_team_t team, float*
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<float>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_float_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<float>(team, dest, source, nelems, group);
 #endif
 }
@@ -16419,14 +16573,16 @@ ISHMEM_HD inline int ishmemx_double_collect_work_group(ishmem_team_t team, doubl
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<double>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_double_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<double>(team, dest, source, nelems, group);
 #endif
 }
@@ -16461,14 +16617,16 @@ ISHMEM_HD inline int ishmemx_char_collect_work_group(ishmem_team_t team, char* d
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_char_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<char>(team, dest, source, nelems, group);
 #endif
 }
@@ -16503,14 +16661,16 @@ ISHMEM_HD inline int ishmemx_schar_collect_work_group(ishmem_team_t team, signed
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<signed char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_schar_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<signed char>(team, dest, source, nelems, group);
 #endif
 }
@@ -16545,14 +16705,16 @@ ISHMEM_HD inline int ishmemx_short_collect_work_group(ishmem_team_t team, short*
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<short>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_short_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<short>(team, dest, source, nelems, group);
 #endif
 }
@@ -16587,14 +16749,16 @@ ISHMEM_HD inline int ishmemx_int_collect_work_group(ishmem_team_t team, int* des
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<int>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<int>(team, dest, source, nelems, group);
 #endif
 }
@@ -16629,14 +16793,16 @@ ISHMEM_HD inline int ishmemx_long_collect_work_group(ishmem_team_t team, long* d
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_long_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<long>(team, dest, source, nelems, group);
 #endif
 }
@@ -16671,14 +16837,16 @@ ISHMEM_HD inline int ishmemx_longlong_collect_work_group(ishmem_team_t team, lon
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<long long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<long long>(team, dest, source, nelems, group);
 #endif
 }
@@ -16713,14 +16881,16 @@ ISHMEM_HD inline int ishmemx_uchar_collect_work_group(ishmem_team_t team, unsign
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<unsigned char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<unsigned char>(team, dest, source, nelems, group);
 #endif
 }
@@ -16755,14 +16925,16 @@ ISHMEM_HD inline int ishmemx_ushort_collect_work_group(ishmem_team_t team, unsig
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<unsigned short>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<unsigned short>(team, dest, source, nelems, group);
 #endif
 }
@@ -16797,14 +16969,16 @@ ISHMEM_HD inline int ishmemx_uint_collect_work_group(ishmem_team_t team, unsigne
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<unsigned int>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<unsigned int>(team, dest, source, nelems, group);
 #endif
 }
@@ -16839,14 +17013,16 @@ ISHMEM_HD inline int ishmemx_ulong_collect_work_group(ishmem_team_t team, unsign
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<unsigned long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<unsigned long>(team, dest, source, nelems, group);
 #endif
 }
@@ -16881,14 +17057,16 @@ ISHMEM_HD inline int ishmemx_ulonglong_collect_work_group(ishmem_team_t team, un
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<unsigned long long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<unsigned long long>(team, dest, source, nelems, group);
 #endif
 }
@@ -16923,14 +17101,16 @@ ISHMEM_HD inline int ishmemx_int8_collect_work_group(ishmem_team_t team, int8_t*
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<int8_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int8_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<int8_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -16965,14 +17145,16 @@ ISHMEM_HD inline int ishmemx_int16_collect_work_group(ishmem_team_t team, int16_
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<int16_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int16_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<int16_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -17007,14 +17189,16 @@ ISHMEM_HD inline int ishmemx_int32_collect_work_group(ishmem_team_t team, int32_
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<int32_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int32_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<int32_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -17049,14 +17233,16 @@ ISHMEM_HD inline int ishmemx_int64_collect_work_group(ishmem_team_t team, int64_
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<int64_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int64_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<int64_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -17091,14 +17277,16 @@ ISHMEM_HD inline int ishmemx_uint8_collect_work_group(ishmem_team_t team, uint8_
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<uint8_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<uint8_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -17133,14 +17321,16 @@ ISHMEM_HD inline int ishmemx_uint16_collect_work_group(ishmem_team_t team, uint1
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<uint16_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<uint16_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -17175,14 +17365,16 @@ ISHMEM_HD inline int ishmemx_uint32_collect_work_group(ishmem_team_t team, uint3
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<uint32_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<uint32_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -17217,14 +17409,16 @@ ISHMEM_HD inline int ishmemx_uint64_collect_work_group(ishmem_team_t team, uint6
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<uint64_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<uint64_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -17259,14 +17453,16 @@ ISHMEM_HD inline int ishmemx_size_collect_work_group(ishmem_team_t team, size_t*
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<size_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_size_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<size_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -17301,14 +17497,16 @@ ISHMEM_HD inline int ishmemx_ptrdiff_collect_work_group(ishmem_team_t team, ptrd
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -17343,14 +17541,16 @@ ISHMEM_HD inline int ishmemx_collectmem_work_group(ishmem_team_t team, void* des
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 #else
     constexpr const char* fn = "ishmemx_collectmem_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 #endif
 }
@@ -17410,7 +17610,8 @@ ISHMEM_HD inline int ishmemx_collect_work_group(ishmem_team_t team, T* dest, con
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team))) return -1;
     return ishmemi::dev::collect_work_group<T>(team, dest, source, nelems, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_collect_work_group: T is not one of the standard_rma types");
@@ -17418,7 +17619,8 @@ ISHMEM_HD inline int ishmemx_collect_work_group(ishmem_team_t team, T* dest, con
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team))) return -1;
     return ishmemi::impl::collect_work_group<T>(team, dest, source, nelems, group);
 #endif
 }
@@ -17433,7 +17635,8 @@ ISHMEM_HD inline int ishmemx_float_fcollect_work_group(float* dest, const float*
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float)))) return -1;
     return ishmemi::dev::fcollect_work_group<float>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_float_fcollect_work_group";
@@ -17441,7 +17644,8 @@ ISHMEM_HD inline int ishmemx_float_fcollect_work_group(float* dest, const float*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float)))) return -1;
     return ishmemi::impl::fcollect_work_group<float>(team, dest, source, nelems, group);
 #endif
 }
@@ -17455,14 +17659,16 @@ ISHMEM_HD inline int ishmemx_float_fcollect_work_group(ishmem_team_t team, float
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float)))) return -1;
     return ishmemi::dev::fcollect_work_group<float>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_float_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(float), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float)))) return -1;
     return ishmemi::impl::fcollect_work_group<float>(team, dest, source, nelems, group);
 #endif
 }
@@ -17477,7 +17683,8 @@ ISHMEM_HD inline int ishmemx_double_fcollect_work_group(double* dest, const doub
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double)))) return -1;
     return ishmemi::dev::fcollect_work_group<double>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_double_fcollect_work_group";
@@ -17485,7 +17692,8 @@ ISHMEM_HD inline int ishmemx_double_fcollect_work_group(double* dest, const doub
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double)))) return -1;
     return ishmemi::impl::fcollect_work_group<double>(team, dest, source, nelems, group);
 #endif
 }
@@ -17499,14 +17707,16 @@ ISHMEM_HD inline int ishmemx_double_fcollect_work_group(ishmem_team_t team, doub
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double)))) return -1;
     return ishmemi::dev::fcollect_work_group<double>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_double_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(double), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double)))) return -1;
     return ishmemi::impl::fcollect_work_group<double>(team, dest, source, nelems, group);
 #endif
 }
@@ -17521,7 +17731,8 @@ ISHMEM_HD inline int ishmemx_char_fcollect_work_group(char* dest, const char* so
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char)))) return -1;
     return ishmemi::dev::fcollect_work_group<char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_char_fcollect_work_group";
@@ -17529,7 +17740,8 @@ ISHMEM_HD inline int ishmemx_char_fcollect_work_group(char* dest, const char* so
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char)))) return -1;
     return ishmemi::impl::fcollect_work_group<char>(team, dest, source, nelems, group);
 #endif
 }
@@ -17543,14 +17755,16 @@ ISHMEM_HD inline int ishmemx_char_fcollect_work_group(ishmem_team_t team, char* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char)))) return -1;
     return ishmemi::dev::fcollect_work_group<char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_char_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char)))) return -1;
     return ishmemi::impl::fcollect_work_group<char>(team, dest, source, nelems, group);
 #endif
 }
@@ -17565,7 +17779,8 @@ ISHMEM_HD inline int ishmemx_schar_fcollect_work_group(signed char* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char)))) return -1;
     return ishmemi::dev::fcollect_work_group<signed char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_schar_fcollect_work_group";
@@ -17573,7 +17788,8 @@ ISHMEM_HD inline int ishmemx_schar_fcollect_work_group(signed char* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char)))) return -1;
     return ishmemi::impl::fcollect_work_group<signed char>(team, dest, source, nelems, group);
 #endif
 }
@@ -17587,14 +17803,16 @@ ISHMEM_HD inline int ishmemx_schar_fcollect_work_group(ishmem_team_t team, signe
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char)))) return -1;
     return ishmemi::dev::fcollect_work_group<signed char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_schar_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(signed char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char)))) return -1;
     return ishmemi::impl::fcollect_work_group<signed char>(team, dest, source, nelems, group);
 #endif
 }
@@ -17609,7 +17827,8 @@ ISHMEM_HD inline int ishmemx_short_fcollect_work_group(short* dest, const short*
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short)))) return -1;
     return ishmemi::dev::fcollect_work_group<short>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_short_fcollect_work_group";
@@ -17617,7 +17836,8 @@ ISHMEM_HD inline int ishmemx_short_fcollect_work_group(short* dest, const short*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short)))) return -1;
     return ishmemi::impl::fcollect_work_group<short>(team, dest, source, nelems, group);
 #endif
 }
@@ -17631,14 +17851,16 @@ ISHMEM_HD inline int ishmemx_short_fcollect_work_group(ishmem_team_t team, short
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short)))) return -1;
     return ishmemi::dev::fcollect_work_group<short>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_short_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short)))) return -1;
     return ishmemi::impl::fcollect_work_group<short>(team, dest, source, nelems, group);
 #endif
 }
@@ -17653,7 +17875,8 @@ ISHMEM_HD inline int ishmemx_int_fcollect_work_group(int* dest, const int* sourc
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int)))) return -1;
     return ishmemi::dev::fcollect_work_group<int>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int_fcollect_work_group";
@@ -17661,7 +17884,8 @@ ISHMEM_HD inline int ishmemx_int_fcollect_work_group(int* dest, const int* sourc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int)))) return -1;
     return ishmemi::impl::fcollect_work_group<int>(team, dest, source, nelems, group);
 #endif
 }
@@ -17675,14 +17899,16 @@ ISHMEM_HD inline int ishmemx_int_fcollect_work_group(ishmem_team_t team, int* de
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int)))) return -1;
     return ishmemi::dev::fcollect_work_group<int>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int)))) return -1;
     return ishmemi::impl::fcollect_work_group<int>(team, dest, source, nelems, group);
 #endif
 }
@@ -17697,7 +17923,8 @@ ISHMEM_HD inline int ishmemx_long_fcollect_work_group(long* dest, const long* so
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long)))) return -1;
     return ishmemi::dev::fcollect_work_group<long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_long_fcollect_work_group";
@@ -17705,7 +17932,8 @@ ISHMEM_HD inline int ishmemx_long_fcollect_work_group(long* dest, const long* so
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long)))) return -1;
     return ishmemi::impl::fcollect_work_group<long>(team, dest, source, nelems, group);
 #endif
 }
@@ -17719,14 +17947,16 @@ ISHMEM_HD inline int ishmemx_long_fcollect_work_group(ishmem_team_t team, long* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long)))) return -1;
     return ishmemi::dev::fcollect_work_group<long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_long_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long)))) return -1;
     return ishmemi::impl::fcollect_work_group<long>(team, dest, source, nelems, group);
 #endif
 }
@@ -17741,7 +17971,8 @@ ISHMEM_HD inline int ishmemx_longlong_fcollect_work_group(long long* dest, const
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long)))) return -1;
     return ishmemi::dev::fcollect_work_group<long long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_fcollect_work_group";
@@ -17749,7 +17980,8 @@ ISHMEM_HD inline int ishmemx_longlong_fcollect_work_group(long long* dest, const
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long)))) return -1;
     return ishmemi::impl::fcollect_work_group<long long>(team, dest, source, nelems, group);
 #endif
 }
@@ -17763,14 +17995,16 @@ ISHMEM_HD inline int ishmemx_longlong_fcollect_work_group(ishmem_team_t team, lo
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long)))) return -1;
     return ishmemi::dev::fcollect_work_group<long long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long)))) return -1;
     return ishmemi::impl::fcollect_work_group<long long>(team, dest, source, nelems, group);
 #endif
 }
@@ -17785,7 +18019,8 @@ ISHMEM_HD inline int ishmemx_uchar_fcollect_work_group(unsigned char* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_fcollect_work_group";
@@ -17793,7 +18028,8 @@ ISHMEM_HD inline int ishmemx_uchar_fcollect_work_group(unsigned char* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned char>(team, dest, source, nelems, group);
 #endif
 }
@@ -17807,14 +18043,16 @@ ISHMEM_HD inline int ishmemx_uchar_fcollect_work_group(ishmem_team_t team, unsig
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned char>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned char), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned char>(team, dest, source, nelems, group);
 #endif
 }
@@ -17829,7 +18067,8 @@ ISHMEM_HD inline int ishmemx_ushort_fcollect_work_group(unsigned short* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned short>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_fcollect_work_group";
@@ -17837,7 +18076,8 @@ ISHMEM_HD inline int ishmemx_ushort_fcollect_work_group(unsigned short* dest, co
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned short>(team, dest, source, nelems, group);
 #endif
 }
@@ -17851,14 +18091,16 @@ ISHMEM_HD inline int ishmemx_ushort_fcollect_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned short>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned short), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned short>(team, dest, source, nelems, group);
 #endif
 }
@@ -17873,7 +18115,8 @@ ISHMEM_HD inline int ishmemx_uint_fcollect_work_group(unsigned int* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned int>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint_fcollect_work_group";
@@ -17881,7 +18124,8 @@ ISHMEM_HD inline int ishmemx_uint_fcollect_work_group(unsigned int* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned int>(team, dest, source, nelems, group);
 #endif
 }
@@ -17895,14 +18139,16 @@ ISHMEM_HD inline int ishmemx_uint_fcollect_work_group(ishmem_team_t team, unsign
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned int>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned int), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned int>(team, dest, source, nelems, group);
 #endif
 }
@@ -17917,7 +18163,8 @@ ISHMEM_HD inline int ishmemx_ulong_fcollect_work_group(unsigned long* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_fcollect_work_group";
@@ -17925,7 +18172,8 @@ ISHMEM_HD inline int ishmemx_ulong_fcollect_work_group(unsigned long* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned long>(team, dest, source, nelems, group);
 #endif
 }
@@ -17939,14 +18187,16 @@ ISHMEM_HD inline int ishmemx_ulong_fcollect_work_group(ishmem_team_t team, unsig
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned long>(team, dest, source, nelems, group);
 #endif
 }
@@ -17961,7 +18211,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_fcollect_work_group(unsigned long long* d
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned long long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_fcollect_work_group";
@@ -17969,7 +18220,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_fcollect_work_group(unsigned long long* d
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned long long>(team, dest, source, nelems, group);
 #endif
 }
@@ -17983,14 +18235,16 @@ ISHMEM_HD inline int ishmemx_ulonglong_fcollect_work_group(ishmem_team_t team, u
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::fcollect_work_group<unsigned long long>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(unsigned long long), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned long long>(team, dest, source, nelems, group);
 #endif
 }
@@ -18005,7 +18259,8 @@ ISHMEM_HD inline int ishmemx_int8_fcollect_work_group(int8_t* dest, const int8_t
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<int8_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int8_fcollect_work_group";
@@ -18013,7 +18268,8 @@ ISHMEM_HD inline int ishmemx_int8_fcollect_work_group(int8_t* dest, const int8_t
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<int8_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18027,14 +18283,16 @@ ISHMEM_HD inline int ishmemx_int8_fcollect_work_group(ishmem_team_t team, int8_t
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<int8_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int8_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(int8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<int8_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18049,7 +18307,8 @@ ISHMEM_HD inline int ishmemx_int16_fcollect_work_group(int16_t* dest, const int1
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<int16_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int16_fcollect_work_group";
@@ -18057,7 +18316,8 @@ ISHMEM_HD inline int ishmemx_int16_fcollect_work_group(int16_t* dest, const int1
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<int16_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18071,14 +18331,16 @@ ISHMEM_HD inline int ishmemx_int16_fcollect_work_group(ishmem_team_t team, int16
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<int16_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int16_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(int16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<int16_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18093,7 +18355,8 @@ ISHMEM_HD inline int ishmemx_int32_fcollect_work_group(int32_t* dest, const int3
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<int32_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int32_fcollect_work_group";
@@ -18101,7 +18364,8 @@ ISHMEM_HD inline int ishmemx_int32_fcollect_work_group(int32_t* dest, const int3
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<int32_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18115,14 +18379,16 @@ ISHMEM_HD inline int ishmemx_int32_fcollect_work_group(ishmem_team_t team, int32
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<int32_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int32_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(int32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<int32_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18137,7 +18403,8 @@ ISHMEM_HD inline int ishmemx_int64_fcollect_work_group(int64_t* dest, const int6
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<int64_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int64_fcollect_work_group";
@@ -18145,7 +18412,8 @@ ISHMEM_HD inline int ishmemx_int64_fcollect_work_group(int64_t* dest, const int6
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<int64_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18159,14 +18427,16 @@ ISHMEM_HD inline int ishmemx_int64_fcollect_work_group(ishmem_team_t team, int64
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<int64_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_int64_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(int64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<int64_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18181,7 +18451,8 @@ ISHMEM_HD inline int ishmemx_uint8_fcollect_work_group(uint8_t* dest, const uint
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint8_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_fcollect_work_group";
@@ -18189,7 +18460,8 @@ ISHMEM_HD inline int ishmemx_uint8_fcollect_work_group(uint8_t* dest, const uint
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint8_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18203,14 +18475,16 @@ ISHMEM_HD inline int ishmemx_uint8_fcollect_work_group(ishmem_team_t team, uint8
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint8_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint8_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18225,7 +18499,8 @@ ISHMEM_HD inline int ishmemx_uint16_fcollect_work_group(uint16_t* dest, const ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint16_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_fcollect_work_group";
@@ -18233,7 +18508,8 @@ ISHMEM_HD inline int ishmemx_uint16_fcollect_work_group(uint16_t* dest, const ui
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint16_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18247,14 +18523,16 @@ ISHMEM_HD inline int ishmemx_uint16_fcollect_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint16_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(uint16_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint16_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18269,7 +18547,8 @@ ISHMEM_HD inline int ishmemx_uint32_fcollect_work_group(uint32_t* dest, const ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint32_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_fcollect_work_group";
@@ -18277,7 +18556,8 @@ ISHMEM_HD inline int ishmemx_uint32_fcollect_work_group(uint32_t* dest, const ui
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint32_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18291,14 +18571,16 @@ ISHMEM_HD inline int ishmemx_uint32_fcollect_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint32_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(uint32_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint32_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18313,7 +18595,8 @@ ISHMEM_HD inline int ishmemx_uint64_fcollect_work_group(uint64_t* dest, const ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint64_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_fcollect_work_group";
@@ -18321,7 +18604,8 @@ ISHMEM_HD inline int ishmemx_uint64_fcollect_work_group(uint64_t* dest, const ui
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint64_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18335,14 +18619,16 @@ ISHMEM_HD inline int ishmemx_uint64_fcollect_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint64_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(uint64_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint64_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18357,7 +18643,8 @@ ISHMEM_HD inline int ishmemx_size_fcollect_work_group(size_t* dest, const size_t
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<size_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_size_fcollect_work_group";
@@ -18365,7 +18652,8 @@ ISHMEM_HD inline int ishmemx_size_fcollect_work_group(size_t* dest, const size_t
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<size_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18379,14 +18667,16 @@ ISHMEM_HD inline int ishmemx_size_fcollect_work_group(ishmem_team_t team, size_t
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<size_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_size_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(size_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<size_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18401,7 +18691,8 @@ ISHMEM_HD inline int ishmemx_ptrdiff_fcollect_work_group(ptrdiff_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_fcollect_work_group";
@@ -18409,7 +18700,8 @@ ISHMEM_HD inline int ishmemx_ptrdiff_fcollect_work_group(ptrdiff_t* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18423,14 +18715,16 @@ ISHMEM_HD inline int ishmemx_ptrdiff_fcollect_work_group(ishmem_team_t team, ptr
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(ptrdiff_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 #endif
 }
@@ -18445,7 +18739,8 @@ ISHMEM_HD inline int ishmemx_fcollectmem_work_group(void* dest, const void* sour
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 #else
     constexpr const char* fn = "ishmemx_fcollectmem_work_group";
@@ -18453,7 +18748,8 @@ ISHMEM_HD inline int ishmemx_fcollectmem_work_group(void* dest, const void* sour
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 #endif
 }
@@ -18467,14 +18763,16 @@ ISHMEM_HD inline int ishmemx_fcollectmem_work_group(ishmem_team_t team, void* de
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::fcollect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 #else
     constexpr const char* fn = "ishmemx_fcollectmem_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(uint8_t), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::fcollect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 #endif
 }
@@ -18513,7 +18811,8 @@ ISHMEM_HD inline int ishmemx_fcollect_work_group(T* dest, const T* source, size_
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T)))) return -1;
     return ishmemi::dev::fcollect_work_group<T>(team, dest, source, nelems, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_fcollect_work_group: T is not one of the standard_rma types");
@@ -18522,7 +18821,8 @@ ISHMEM_HD inline int ishmemx_fcollect_work_group(T* dest, const T* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
-    if (!(ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T)))) return -1;
     return ishmemi::impl::fcollect_work_group<T>(team, dest, source, nelems, group);
 #endif
 }
@@ -18537,7 +18837,8 @@ ISHMEM_HD inline int ishmemx_fcollect_work_group(ishmem_team_t team, T* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_outside(fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_outside(report_fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T)))) return -1;
     return ishmemi::dev::fcollect_work_group<T>(team, dest, source, nelems, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_fcollect_work_group: T is not one of the standard_rma types");
@@ -18545,7 +18846,8 @@ ISHMEM_HD inline int ishmemx_fcollect_work_group(ishmem_team_t team, T* dest, co
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_outside(report_fn, "source", source, (nelems) * sizeof(T), "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T)))) return -1;
     return ishmemi::impl::fcollect_work_group<T>(team, dest, source, nelems, group);
 #endif
 }
@@ -18560,7 +18862,8 @@ ISHMEM_HD inline int ishmemx_uchar_and_reduce_work_group(unsigned char* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_and_reduce_work_group";
@@ -18568,7 +18871,8 @@ ISHMEM_HD inline int ishmemx_uchar_and_reduce_work_group(unsigned char* dest, co
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18582,14 +18886,16 @@ ISHMEM_HD inline int ishmemx_uchar_and_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18604,7 +18910,8 @@ ISHMEM_HD inline int ishmemx_ushort_and_reduce_work_group(unsigned short* dest, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_and_reduce_work_group";
@@ -18612,7 +18919,8 @@ ISHMEM_HD inline int ishmemx_ushort_and_reduce_work_group(unsigned short* dest, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18626,14 +18934,16 @@ ISHMEM_HD inline int ishmemx_ushort_and_reduce_work_group(ishmem_team_t team, un
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18648,7 +18958,8 @@ ISHMEM_HD inline int ishmemx_uint_and_reduce_work_group(unsigned int* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint_and_reduce_work_group";
@@ -18656,7 +18967,8 @@ ISHMEM_HD inline int ishmemx_uint_and_reduce_work_group(unsigned int* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18670,14 +18982,16 @@ ISHMEM_HD inline int ishmemx_uint_and_reduce_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18692,7 +19006,8 @@ ISHMEM_HD inline int ishmemx_ulong_and_reduce_work_group(unsigned long* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_and_reduce_work_group";
@@ -18700,7 +19015,8 @@ ISHMEM_HD inline int ishmemx_ulong_and_reduce_work_group(unsigned long* dest, co
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18714,14 +19030,16 @@ ISHMEM_HD inline int ishmemx_ulong_and_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18736,7 +19054,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_and_reduce_work_group(unsigned long long*
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_and_reduce_work_group";
@@ -18744,7 +19063,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_and_reduce_work_group(unsigned long long*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18758,14 +19078,16 @@ ISHMEM_HD inline int ishmemx_ulonglong_and_reduce_work_group(ishmem_team_t team,
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::and_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18780,7 +19102,8 @@ ISHMEM_HD inline int ishmemx_int8_and_reduce_work_group(int8_t* dest, const int8
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int8_and_reduce_work_group";
@@ -18788,7 +19111,8 @@ ISHMEM_HD inline int ishmemx_int8_and_reduce_work_group(int8_t* dest, const int8
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18802,14 +19126,16 @@ ISHMEM_HD inline int ishmemx_int8_and_reduce_work_group(ishmem_team_t team, int8
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int8_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18824,7 +19150,8 @@ ISHMEM_HD inline int ishmemx_int16_and_reduce_work_group(int16_t* dest, const in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int16_and_reduce_work_group";
@@ -18832,7 +19159,8 @@ ISHMEM_HD inline int ishmemx_int16_and_reduce_work_group(int16_t* dest, const in
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18846,14 +19174,16 @@ ISHMEM_HD inline int ishmemx_int16_and_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int16_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18868,7 +19198,8 @@ ISHMEM_HD inline int ishmemx_int32_and_reduce_work_group(int32_t* dest, const in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int32_and_reduce_work_group";
@@ -18876,7 +19207,8 @@ ISHMEM_HD inline int ishmemx_int32_and_reduce_work_group(int32_t* dest, const in
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18890,14 +19222,16 @@ ISHMEM_HD inline int ishmemx_int32_and_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int32_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18912,7 +19246,8 @@ ISHMEM_HD inline int ishmemx_int64_and_reduce_work_group(int64_t* dest, const in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int64_and_reduce_work_group";
@@ -18920,7 +19255,8 @@ ISHMEM_HD inline int ishmemx_int64_and_reduce_work_group(int64_t* dest, const in
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18934,14 +19270,16 @@ ISHMEM_HD inline int ishmemx_int64_and_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int64_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18956,7 +19294,8 @@ ISHMEM_HD inline int ishmemx_uint8_and_reduce_work_group(uint8_t* dest, const ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_and_reduce_work_group";
@@ -18964,7 +19303,8 @@ ISHMEM_HD inline int ishmemx_uint8_and_reduce_work_group(uint8_t* dest, const ui
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -18978,14 +19318,16 @@ ISHMEM_HD inline int ishmemx_uint8_and_reduce_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19000,7 +19342,8 @@ ISHMEM_HD inline int ishmemx_uint16_and_reduce_work_group(uint16_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_and_reduce_work_group";
@@ -19008,7 +19351,8 @@ ISHMEM_HD inline int ishmemx_uint16_and_reduce_work_group(uint16_t* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19022,14 +19366,16 @@ ISHMEM_HD inline int ishmemx_uint16_and_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19044,7 +19390,8 @@ ISHMEM_HD inline int ishmemx_uint32_and_reduce_work_group(uint32_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_and_reduce_work_group";
@@ -19052,7 +19399,8 @@ ISHMEM_HD inline int ishmemx_uint32_and_reduce_work_group(uint32_t* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19066,14 +19414,16 @@ ISHMEM_HD inline int ishmemx_uint32_and_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19088,7 +19438,8 @@ ISHMEM_HD inline int ishmemx_uint64_and_reduce_work_group(uint64_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_and_reduce_work_group";
@@ -19096,7 +19447,8 @@ ISHMEM_HD inline int ishmemx_uint64_and_reduce_work_group(uint64_t* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19110,14 +19462,16 @@ ISHMEM_HD inline int ishmemx_uint64_and_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19132,7 +19486,8 @@ ISHMEM_HD inline int ishmemx_size_and_reduce_work_group(size_t* dest, const size
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_size_and_reduce_work_group";
@@ -19140,7 +19495,8 @@ ISHMEM_HD inline int ishmemx_size_and_reduce_work_group(size_t* dest, const size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19154,14 +19510,16 @@ ISHMEM_HD inline int ishmemx_size_and_reduce_work_group(ishmem_team_t team, size
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::and_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_size_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19200,7 +19558,8 @@ ISHMEM_HD inline int ishmemx_and_reduce_work_group(T* dest, const T* source, siz
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::and_reduce_work_group<T>(team, dest, source, nreduce, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_and_reduce_work_group: T is not one of the reduction types");
@@ -19209,7 +19568,8 @@ ISHMEM_HD inline int ishmemx_and_reduce_work_group(T* dest, const T* source, siz
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::and_reduce_work_group<T>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19224,7 +19584,8 @@ ISHMEM_HD inline int ishmemx_and_reduce_work_group(ishmem_team_t team, T* dest, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::and_reduce_work_group<T>(team, dest, source, nreduce, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_and_reduce_work_group: T is not one of the reduction types");
@@ -19232,7 +19593,8 @@ ISHMEM_HD inline int ishmemx_and_reduce_work_group(ishmem_team_t team, T* dest, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::and_reduce_work_group<T>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19247,7 +19609,8 @@ ISHMEM_HD inline int ishmemx_uchar_or_reduce_work_group(unsigned char* dest, con
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_or_reduce_work_group";
@@ -19255,7 +19618,8 @@ ISHMEM_HD inline int ishmemx_uchar_or_reduce_work_group(unsigned char* dest, con
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19269,14 +19633,16 @@ ISHMEM_HD inline int ishmemx_uchar_or_reduce_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19291,7 +19657,8 @@ ISHMEM_HD inline int ishmemx_ushort_or_reduce_work_group(unsigned short* dest, c
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_or_reduce_work_group";
@@ -19299,7 +19666,8 @@ ISHMEM_HD inline int ishmemx_ushort_or_reduce_work_group(unsigned short* dest, c
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19313,14 +19681,16 @@ ISHMEM_HD inline int ishmemx_ushort_or_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19335,7 +19705,8 @@ ISHMEM_HD inline int ishmemx_uint_or_reduce_work_group(unsigned int* dest, const
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint_or_reduce_work_group";
@@ -19343,7 +19714,8 @@ ISHMEM_HD inline int ishmemx_uint_or_reduce_work_group(unsigned int* dest, const
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19357,14 +19729,16 @@ ISHMEM_HD inline int ishmemx_uint_or_reduce_work_group(ishmem_team_t team, unsig
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19379,7 +19753,8 @@ ISHMEM_HD inline int ishmemx_ulong_or_reduce_work_group(unsigned long* dest, con
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_or_reduce_work_group";
@@ -19387,7 +19762,8 @@ ISHMEM_HD inline int ishmemx_ulong_or_reduce_work_group(unsigned long* dest, con
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19401,14 +19777,16 @@ ISHMEM_HD inline int ishmemx_ulong_or_reduce_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19423,7 +19801,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_or_reduce_work_group(unsigned long long* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_or_reduce_work_group";
@@ -19431,7 +19810,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_or_reduce_work_group(unsigned long long* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19445,14 +19825,16 @@ ISHMEM_HD inline int ishmemx_ulonglong_or_reduce_work_group(ishmem_team_t team, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::or_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19467,7 +19849,8 @@ ISHMEM_HD inline int ishmemx_int8_or_reduce_work_group(int8_t* dest, const int8_
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int8_or_reduce_work_group";
@@ -19475,7 +19858,8 @@ ISHMEM_HD inline int ishmemx_int8_or_reduce_work_group(int8_t* dest, const int8_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19489,14 +19873,16 @@ ISHMEM_HD inline int ishmemx_int8_or_reduce_work_group(ishmem_team_t team, int8_
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int8_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19511,7 +19897,8 @@ ISHMEM_HD inline int ishmemx_int16_or_reduce_work_group(int16_t* dest, const int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int16_or_reduce_work_group";
@@ -19519,7 +19906,8 @@ ISHMEM_HD inline int ishmemx_int16_or_reduce_work_group(int16_t* dest, const int
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19533,14 +19921,16 @@ ISHMEM_HD inline int ishmemx_int16_or_reduce_work_group(ishmem_team_t team, int1
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int16_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19555,7 +19945,8 @@ ISHMEM_HD inline int ishmemx_int32_or_reduce_work_group(int32_t* dest, const int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int32_or_reduce_work_group";
@@ -19563,7 +19954,8 @@ ISHMEM_HD inline int ishmemx_int32_or_reduce_work_group(int32_t* dest, const int
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19577,14 +19969,16 @@ ISHMEM_HD inline int ishmemx_int32_or_reduce_work_group(ishmem_team_t team, int3
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int32_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19599,7 +19993,8 @@ ISHMEM_HD inline int ishmemx_int64_or_reduce_work_group(int64_t* dest, const int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int64_or_reduce_work_group";
@@ -19607,7 +20002,8 @@ ISHMEM_HD inline int ishmemx_int64_or_reduce_work_group(int64_t* dest, const int
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19621,14 +20017,16 @@ ISHMEM_HD inline int ishmemx_int64_or_reduce_work_group(ishmem_team_t team, int6
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int64_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19643,7 +20041,8 @@ ISHMEM_HD inline int ishmemx_uint8_or_reduce_work_group(uint8_t* dest, const uin
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_or_reduce_work_group";
@@ -19651,7 +20050,8 @@ ISHMEM_HD inline int ishmemx_uint8_or_reduce_work_group(uint8_t* dest, const uin
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19665,14 +20065,16 @@ ISHMEM_HD inline int ishmemx_uint8_or_reduce_work_group(ishmem_team_t team, uint
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19687,7 +20089,8 @@ ISHMEM_HD inline int ishmemx_uint16_or_reduce_work_group(uint16_t* dest, const u
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_or_reduce_work_group";
@@ -19695,7 +20098,8 @@ ISHMEM_HD inline int ishmemx_uint16_or_reduce_work_group(uint16_t* dest, const u
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19709,14 +20113,16 @@ ISHMEM_HD inline int ishmemx_uint16_or_reduce_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19731,7 +20137,8 @@ ISHMEM_HD inline int ishmemx_uint32_or_reduce_work_group(uint32_t* dest, const u
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_or_reduce_work_group";
@@ -19739,7 +20146,8 @@ ISHMEM_HD inline int ishmemx_uint32_or_reduce_work_group(uint32_t* dest, const u
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19753,14 +20161,16 @@ ISHMEM_HD inline int ishmemx_uint32_or_reduce_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19775,7 +20185,8 @@ ISHMEM_HD inline int ishmemx_uint64_or_reduce_work_group(uint64_t* dest, const u
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_or_reduce_work_group";
@@ -19783,7 +20194,8 @@ ISHMEM_HD inline int ishmemx_uint64_or_reduce_work_group(uint64_t* dest, const u
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19797,14 +20209,16 @@ ISHMEM_HD inline int ishmemx_uint64_or_reduce_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19819,7 +20233,8 @@ ISHMEM_HD inline int ishmemx_size_or_reduce_work_group(size_t* dest, const size_
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_size_or_reduce_work_group";
@@ -19827,7 +20242,8 @@ ISHMEM_HD inline int ishmemx_size_or_reduce_work_group(size_t* dest, const size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19841,14 +20257,16 @@ ISHMEM_HD inline int ishmemx_size_or_reduce_work_group(ishmem_team_t team, size_
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::or_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_size_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19887,7 +20305,8 @@ ISHMEM_HD inline int ishmemx_or_reduce_work_group(T* dest, const T* source, size
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::or_reduce_work_group<T>(team, dest, source, nreduce, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_or_reduce_work_group: T is not one of the reduction types");
@@ -19896,7 +20315,8 @@ ISHMEM_HD inline int ishmemx_or_reduce_work_group(T* dest, const T* source, size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::or_reduce_work_group<T>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19911,7 +20331,8 @@ ISHMEM_HD inline int ishmemx_or_reduce_work_group(ishmem_team_t team, T* dest, c
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::or_reduce_work_group<T>(team, dest, source, nreduce, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_or_reduce_work_group: T is not one of the reduction types");
@@ -19919,7 +20340,8 @@ ISHMEM_HD inline int ishmemx_or_reduce_work_group(ishmem_team_t team, T* dest, c
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::or_reduce_work_group<T>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19934,7 +20356,8 @@ ISHMEM_HD inline int ishmemx_uchar_xor_reduce_work_group(unsigned char* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_xor_reduce_work_group";
@@ -19942,7 +20365,8 @@ ISHMEM_HD inline int ishmemx_uchar_xor_reduce_work_group(unsigned char* dest, co
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19956,14 +20380,16 @@ ISHMEM_HD inline int ishmemx_uchar_xor_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -19978,7 +20404,8 @@ ISHMEM_HD inline int ishmemx_ushort_xor_reduce_work_group(unsigned short* dest, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_xor_reduce_work_group";
@@ -19986,7 +20413,8 @@ ISHMEM_HD inline int ishmemx_ushort_xor_reduce_work_group(unsigned short* dest, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20000,14 +20428,16 @@ ISHMEM_HD inline int ishmemx_ushort_xor_reduce_work_group(ishmem_team_t team, un
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20022,7 +20452,8 @@ ISHMEM_HD inline int ishmemx_uint_xor_reduce_work_group(unsigned int* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint_xor_reduce_work_group";
@@ -20030,7 +20461,8 @@ ISHMEM_HD inline int ishmemx_uint_xor_reduce_work_group(unsigned int* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20044,14 +20476,16 @@ ISHMEM_HD inline int ishmemx_uint_xor_reduce_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20066,7 +20500,8 @@ ISHMEM_HD inline int ishmemx_ulong_xor_reduce_work_group(unsigned long* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_xor_reduce_work_group";
@@ -20074,7 +20509,8 @@ ISHMEM_HD inline int ishmemx_ulong_xor_reduce_work_group(unsigned long* dest, co
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20088,14 +20524,16 @@ ISHMEM_HD inline int ishmemx_ulong_xor_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20110,7 +20548,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_xor_reduce_work_group(unsigned long long*
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_xor_reduce_work_group";
@@ -20118,7 +20557,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_xor_reduce_work_group(unsigned long long*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20132,14 +20572,16 @@ ISHMEM_HD inline int ishmemx_ulonglong_xor_reduce_work_group(ishmem_team_t team,
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20154,7 +20596,8 @@ ISHMEM_HD inline int ishmemx_int8_xor_reduce_work_group(int8_t* dest, const int8
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int8_xor_reduce_work_group";
@@ -20162,7 +20605,8 @@ ISHMEM_HD inline int ishmemx_int8_xor_reduce_work_group(int8_t* dest, const int8
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20176,14 +20620,16 @@ ISHMEM_HD inline int ishmemx_int8_xor_reduce_work_group(ishmem_team_t team, int8
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int8_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20198,7 +20644,8 @@ ISHMEM_HD inline int ishmemx_int16_xor_reduce_work_group(int16_t* dest, const in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int16_xor_reduce_work_group";
@@ -20206,7 +20653,8 @@ ISHMEM_HD inline int ishmemx_int16_xor_reduce_work_group(int16_t* dest, const in
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20220,14 +20668,16 @@ ISHMEM_HD inline int ishmemx_int16_xor_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int16_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20242,7 +20692,8 @@ ISHMEM_HD inline int ishmemx_int32_xor_reduce_work_group(int32_t* dest, const in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int32_xor_reduce_work_group";
@@ -20250,7 +20701,8 @@ ISHMEM_HD inline int ishmemx_int32_xor_reduce_work_group(int32_t* dest, const in
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20264,14 +20716,16 @@ ISHMEM_HD inline int ishmemx_int32_xor_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int32_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20286,7 +20740,8 @@ ISHMEM_HD inline int ishmemx_int64_xor_reduce_work_group(int64_t* dest, const in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int64_xor_reduce_work_group";
@@ -20294,7 +20749,8 @@ ISHMEM_HD inline int ishmemx_int64_xor_reduce_work_group(int64_t* dest, const in
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20308,14 +20764,16 @@ ISHMEM_HD inline int ishmemx_int64_xor_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int64_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20330,7 +20788,8 @@ ISHMEM_HD inline int ishmemx_uint8_xor_reduce_work_group(uint8_t* dest, const ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_xor_reduce_work_group";
@@ -20338,7 +20797,8 @@ ISHMEM_HD inline int ishmemx_uint8_xor_reduce_work_group(uint8_t* dest, const ui
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20352,14 +20812,16 @@ ISHMEM_HD inline int ishmemx_uint8_xor_reduce_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20374,7 +20836,8 @@ ISHMEM_HD inline int ishmemx_uint16_xor_reduce_work_group(uint16_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_xor_reduce_work_group";
@@ -20382,7 +20845,8 @@ ISHMEM_HD inline int ishmemx_uint16_xor_reduce_work_group(uint16_t* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20396,14 +20860,16 @@ ISHMEM_HD inline int ishmemx_uint16_xor_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20418,7 +20884,8 @@ ISHMEM_HD inline int ishmemx_uint32_xor_reduce_work_group(uint32_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_xor_reduce_work_group";
@@ -20426,7 +20893,8 @@ ISHMEM_HD inline int ishmemx_uint32_xor_reduce_work_group(uint32_t* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20440,14 +20908,16 @@ ISHMEM_HD inline int ishmemx_uint32_xor_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20462,7 +20932,8 @@ ISHMEM_HD inline int ishmemx_uint64_xor_reduce_work_group(uint64_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_xor_reduce_work_group";
@@ -20470,7 +20941,8 @@ ISHMEM_HD inline int ishmemx_uint64_xor_reduce_work_group(uint64_t* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20484,14 +20956,16 @@ ISHMEM_HD inline int ishmemx_uint64_xor_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20506,7 +20980,8 @@ ISHMEM_HD inline int ishmemx_size_xor_reduce_work_group(size_t* dest, const size
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_size_xor_reduce_work_group";
@@ -20514,7 +20989,8 @@ ISHMEM_HD inline int ishmemx_size_xor_reduce_work_group(size_t* dest, const size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20528,14 +21004,16 @@ ISHMEM_HD inline int ishmemx_size_xor_reduce_work_group(ishmem_team_t team, size
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_size_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20574,7 +21052,8 @@ ISHMEM_HD inline int ishmemx_xor_reduce_work_group(T* dest, const T* source, siz
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<T>(team, dest, source, nreduce, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_xor_reduce_work_group: T is not one of the reduction types");
@@ -20583,7 +21062,8 @@ ISHMEM_HD inline int ishmemx_xor_reduce_work_group(T* dest, const T* source, siz
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<T>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20598,7 +21078,8 @@ ISHMEM_HD inline int ishmemx_xor_reduce_work_group(ishmem_team_t team, T* dest, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::xor_reduce_work_group<T>(team, dest, source, nreduce, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_xor_reduce_work_group: T is not one of the reduction types");
@@ -20606,7 +21087,8 @@ ISHMEM_HD inline int ishmemx_xor_reduce_work_group(ishmem_team_t team, T* dest, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<T>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20621,7 +21103,8 @@ ISHMEM_HD inline int ishmemx_char_max_reduce_work_group(char* dest, const char* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::max_reduce_work_group<char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_char_max_reduce_work_group";
@@ -20629,7 +21112,8 @@ ISHMEM_HD inline int ishmemx_char_max_reduce_work_group(char* dest, const char* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::max_reduce_work_group<char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20643,14 +21127,16 @@ ISHMEM_HD inline int ishmemx_char_max_reduce_work_group(ishmem_team_t team, char
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::max_reduce_work_group<char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_char_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::max_reduce_work_group<char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20665,7 +21151,8 @@ ISHMEM_HD inline int ishmemx_schar_max_reduce_work_group(signed char* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::max_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_schar_max_reduce_work_group";
@@ -20673,7 +21160,8 @@ ISHMEM_HD inline int ishmemx_schar_max_reduce_work_group(signed char* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::max_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20687,14 +21175,16 @@ ISHMEM_HD inline int ishmemx_schar_max_reduce_work_group(ishmem_team_t team, sig
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::max_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_schar_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::max_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20709,7 +21199,8 @@ ISHMEM_HD inline int ishmemx_short_max_reduce_work_group(short* dest, const shor
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::max_reduce_work_group<short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_short_max_reduce_work_group";
@@ -20717,7 +21208,8 @@ ISHMEM_HD inline int ishmemx_short_max_reduce_work_group(short* dest, const shor
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::max_reduce_work_group<short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20731,14 +21223,16 @@ ISHMEM_HD inline int ishmemx_short_max_reduce_work_group(ishmem_team_t team, sho
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::max_reduce_work_group<short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_short_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::max_reduce_work_group<short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20753,7 +21247,8 @@ ISHMEM_HD inline int ishmemx_int_max_reduce_work_group(int* dest, const int* sou
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int_max_reduce_work_group";
@@ -20761,7 +21256,8 @@ ISHMEM_HD inline int ishmemx_int_max_reduce_work_group(int* dest, const int* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20775,14 +21271,16 @@ ISHMEM_HD inline int ishmemx_int_max_reduce_work_group(ishmem_team_t team, int* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20797,7 +21295,8 @@ ISHMEM_HD inline int ishmemx_long_max_reduce_work_group(long* dest, const long* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::max_reduce_work_group<long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_long_max_reduce_work_group";
@@ -20805,7 +21304,8 @@ ISHMEM_HD inline int ishmemx_long_max_reduce_work_group(long* dest, const long* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20819,14 +21319,16 @@ ISHMEM_HD inline int ishmemx_long_max_reduce_work_group(ishmem_team_t team, long
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::max_reduce_work_group<long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_long_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20841,7 +21343,8 @@ ISHMEM_HD inline int ishmemx_longlong_max_reduce_work_group(long long* dest, con
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::max_reduce_work_group<long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_max_reduce_work_group";
@@ -20849,7 +21352,8 @@ ISHMEM_HD inline int ishmemx_longlong_max_reduce_work_group(long long* dest, con
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20863,14 +21367,16 @@ ISHMEM_HD inline int ishmemx_longlong_max_reduce_work_group(ishmem_team_t team, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::max_reduce_work_group<long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20885,7 +21391,8 @@ ISHMEM_HD inline int ishmemx_ptrdiff_max_reduce_work_group(ptrdiff_t* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_max_reduce_work_group";
@@ -20893,7 +21400,8 @@ ISHMEM_HD inline int ishmemx_ptrdiff_max_reduce_work_group(ptrdiff_t* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20907,14 +21415,16 @@ ISHMEM_HD inline int ishmemx_ptrdiff_max_reduce_work_group(ishmem_team_t team, p
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20929,7 +21439,8 @@ ISHMEM_HD inline int ishmemx_uchar_max_reduce_work_group(unsigned char* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_max_reduce_work_group";
@@ -20937,7 +21448,8 @@ ISHMEM_HD inline int ishmemx_uchar_max_reduce_work_group(unsigned char* dest, co
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20951,14 +21463,16 @@ ISHMEM_HD inline int ishmemx_uchar_max_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20973,7 +21487,8 @@ ISHMEM_HD inline int ishmemx_ushort_max_reduce_work_group(unsigned short* dest, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_max_reduce_work_group";
@@ -20981,7 +21496,8 @@ ISHMEM_HD inline int ishmemx_ushort_max_reduce_work_group(unsigned short* dest, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -20995,14 +21511,16 @@ ISHMEM_HD inline int ishmemx_ushort_max_reduce_work_group(ishmem_team_t team, un
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21017,7 +21535,8 @@ ISHMEM_HD inline int ishmemx_uint_max_reduce_work_group(unsigned int* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint_max_reduce_work_group";
@@ -21025,7 +21544,8 @@ ISHMEM_HD inline int ishmemx_uint_max_reduce_work_group(unsigned int* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21039,14 +21559,16 @@ ISHMEM_HD inline int ishmemx_uint_max_reduce_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21061,7 +21583,8 @@ ISHMEM_HD inline int ishmemx_ulong_max_reduce_work_group(unsigned long* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_max_reduce_work_group";
@@ -21069,7 +21592,8 @@ ISHMEM_HD inline int ishmemx_ulong_max_reduce_work_group(unsigned long* dest, co
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21083,14 +21607,16 @@ ISHMEM_HD inline int ishmemx_ulong_max_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21105,7 +21631,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_max_reduce_work_group(unsigned long long*
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_max_reduce_work_group";
@@ -21113,7 +21640,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_max_reduce_work_group(unsigned long long*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21127,14 +21655,16 @@ ISHMEM_HD inline int ishmemx_ulonglong_max_reduce_work_group(ishmem_team_t team,
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::max_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21149,7 +21679,8 @@ ISHMEM_HD inline int ishmemx_int8_max_reduce_work_group(int8_t* dest, const int8
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int8_max_reduce_work_group";
@@ -21157,7 +21688,8 @@ ISHMEM_HD inline int ishmemx_int8_max_reduce_work_group(int8_t* dest, const int8
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21171,14 +21703,16 @@ ISHMEM_HD inline int ishmemx_int8_max_reduce_work_group(ishmem_team_t team, int8
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int8_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21193,7 +21727,8 @@ ISHMEM_HD inline int ishmemx_int16_max_reduce_work_group(int16_t* dest, const in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int16_max_reduce_work_group";
@@ -21201,7 +21736,8 @@ ISHMEM_HD inline int ishmemx_int16_max_reduce_work_group(int16_t* dest, const in
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21215,14 +21751,16 @@ ISHMEM_HD inline int ishmemx_int16_max_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int16_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21237,7 +21775,8 @@ ISHMEM_HD inline int ishmemx_int32_max_reduce_work_group(int32_t* dest, const in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int32_max_reduce_work_group";
@@ -21245,7 +21784,8 @@ ISHMEM_HD inline int ishmemx_int32_max_reduce_work_group(int32_t* dest, const in
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21259,14 +21799,16 @@ ISHMEM_HD inline int ishmemx_int32_max_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int32_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21281,7 +21823,8 @@ ISHMEM_HD inline int ishmemx_int64_max_reduce_work_group(int64_t* dest, const in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int64_max_reduce_work_group";
@@ -21289,7 +21832,8 @@ ISHMEM_HD inline int ishmemx_int64_max_reduce_work_group(int64_t* dest, const in
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21303,14 +21847,16 @@ ISHMEM_HD inline int ishmemx_int64_max_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int64_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21325,7 +21871,8 @@ ISHMEM_HD inline int ishmemx_uint8_max_reduce_work_group(uint8_t* dest, const ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_max_reduce_work_group";
@@ -21333,7 +21880,8 @@ ISHMEM_HD inline int ishmemx_uint8_max_reduce_work_group(uint8_t* dest, const ui
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21347,14 +21895,16 @@ ISHMEM_HD inline int ishmemx_uint8_max_reduce_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21369,7 +21919,8 @@ ISHMEM_HD inline int ishmemx_uint16_max_reduce_work_group(uint16_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_max_reduce_work_group";
@@ -21377,7 +21928,8 @@ ISHMEM_HD inline int ishmemx_uint16_max_reduce_work_group(uint16_t* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21391,14 +21943,16 @@ ISHMEM_HD inline int ishmemx_uint16_max_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21413,7 +21967,8 @@ ISHMEM_HD inline int ishmemx_uint32_max_reduce_work_group(uint32_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_max_reduce_work_group";
@@ -21421,7 +21976,8 @@ ISHMEM_HD inline int ishmemx_uint32_max_reduce_work_group(uint32_t* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21435,14 +21991,16 @@ ISHMEM_HD inline int ishmemx_uint32_max_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21457,7 +22015,8 @@ ISHMEM_HD inline int ishmemx_uint64_max_reduce_work_group(uint64_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_max_reduce_work_group";
@@ -21465,7 +22024,8 @@ ISHMEM_HD inline int ishmemx_uint64_max_reduce_work_group(uint64_t* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21479,14 +22039,16 @@ ISHMEM_HD inline int ishmemx_uint64_max_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21501,7 +22063,8 @@ ISHMEM_HD inline int ishmemx_size_max_reduce_work_group(size_t* dest, const size
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_size_max_reduce_work_group";
@@ -21509,7 +22072,8 @@ ISHMEM_HD inline int ishmemx_size_max_reduce_work_group(size_t* dest, const size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21523,14 +22087,16 @@ ISHMEM_HD inline int ishmemx_size_max_reduce_work_group(ishmem_team_t team, size
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::max_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_size_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21545,7 +22111,8 @@ ISHMEM_HD inline int ishmemx_float_max_reduce_work_group(float* dest, const floa
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::max_reduce_work_group<float>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_float_max_reduce_work_group";
@@ -21553,7 +22120,8 @@ ISHMEM_HD inline int ishmemx_float_max_reduce_work_group(float* dest, const floa
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::max_reduce_work_group<float>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21567,14 +22135,16 @@ ISHMEM_HD inline int ishmemx_float_max_reduce_work_group(ishmem_team_t team, flo
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::max_reduce_work_group<float>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_float_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::max_reduce_work_group<float>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21589,7 +22159,8 @@ ISHMEM_HD inline int ishmemx_double_max_reduce_work_group(double* dest, const do
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::max_reduce_work_group<double>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_double_max_reduce_work_group";
@@ -21597,7 +22168,8 @@ ISHMEM_HD inline int ishmemx_double_max_reduce_work_group(double* dest, const do
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::max_reduce_work_group<double>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21611,14 +22183,16 @@ ISHMEM_HD inline int ishmemx_double_max_reduce_work_group(ishmem_team_t team, do
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::max_reduce_work_group<double>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_double_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::max_reduce_work_group<double>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21657,7 +22231,8 @@ ISHMEM_HD inline int ishmemx_max_reduce_work_group(T* dest, const T* source, siz
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::max_reduce_work_group<T>(team, dest, source, nreduce, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_max_reduce_work_group: T is not one of the reduction types");
@@ -21666,7 +22241,8 @@ ISHMEM_HD inline int ishmemx_max_reduce_work_group(T* dest, const T* source, siz
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::max_reduce_work_group<T>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21681,7 +22257,8 @@ ISHMEM_HD inline int ishmemx_max_reduce_work_group(ishmem_team_t team, T* dest, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::max_reduce_work_group<T>(team, dest, source, nreduce, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_max_reduce_work_group: T is not one of the reduction types");
@@ -21689,7 +22266,8 @@ ISHMEM_HD inline int ishmemx_max_reduce_work_group(ishmem_team_t team, T* dest, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::max_reduce_work_group<T>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21704,7 +22282,8 @@ ISHMEM_HD inline int ishmemx_char_min_reduce_work_group(char* dest, const char* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::min_reduce_work_group<char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_char_min_reduce_work_group";
@@ -21712,7 +22291,8 @@ ISHMEM_HD inline int ishmemx_char_min_reduce_work_group(char* dest, const char* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::min_reduce_work_group<char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21726,14 +22306,16 @@ ISHMEM_HD inline int ishmemx_char_min_reduce_work_group(ishmem_team_t team, char
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::min_reduce_work_group<char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_char_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::min_reduce_work_group<char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21748,7 +22330,8 @@ ISHMEM_HD inline int ishmemx_schar_min_reduce_work_group(signed char* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::min_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_schar_min_reduce_work_group";
@@ -21756,7 +22339,8 @@ ISHMEM_HD inline int ishmemx_schar_min_reduce_work_group(signed char* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::min_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21770,14 +22354,16 @@ ISHMEM_HD inline int ishmemx_schar_min_reduce_work_group(ishmem_team_t team, sig
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::min_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_schar_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::min_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21792,7 +22378,8 @@ ISHMEM_HD inline int ishmemx_short_min_reduce_work_group(short* dest, const shor
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::min_reduce_work_group<short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_short_min_reduce_work_group";
@@ -21800,7 +22387,8 @@ ISHMEM_HD inline int ishmemx_short_min_reduce_work_group(short* dest, const shor
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::min_reduce_work_group<short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21814,14 +22402,16 @@ ISHMEM_HD inline int ishmemx_short_min_reduce_work_group(ishmem_team_t team, sho
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::min_reduce_work_group<short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_short_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::min_reduce_work_group<short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21836,7 +22426,8 @@ ISHMEM_HD inline int ishmemx_int_min_reduce_work_group(int* dest, const int* sou
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int_min_reduce_work_group";
@@ -21844,7 +22435,8 @@ ISHMEM_HD inline int ishmemx_int_min_reduce_work_group(int* dest, const int* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21858,14 +22450,16 @@ ISHMEM_HD inline int ishmemx_int_min_reduce_work_group(ishmem_team_t team, int* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21880,7 +22474,8 @@ ISHMEM_HD inline int ishmemx_long_min_reduce_work_group(long* dest, const long* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::min_reduce_work_group<long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_long_min_reduce_work_group";
@@ -21888,7 +22483,8 @@ ISHMEM_HD inline int ishmemx_long_min_reduce_work_group(long* dest, const long* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21902,14 +22498,16 @@ ISHMEM_HD inline int ishmemx_long_min_reduce_work_group(ishmem_team_t team, long
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::min_reduce_work_group<long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_long_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21924,7 +22522,8 @@ ISHMEM_HD inline int ishmemx_longlong_min_reduce_work_group(long long* dest, con
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::min_reduce_work_group<long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_min_reduce_work_group";
@@ -21932,7 +22531,8 @@ ISHMEM_HD inline int ishmemx_longlong_min_reduce_work_group(long long* dest, con
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21946,14 +22546,16 @@ ISHMEM_HD inline int ishmemx_longlong_min_reduce_work_group(ishmem_team_t team, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::min_reduce_work_group<long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21968,7 +22570,8 @@ ISHMEM_HD inline int ishmemx_ptrdiff_min_reduce_work_group(ptrdiff_t* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_min_reduce_work_group";
@@ -21976,7 +22579,8 @@ ISHMEM_HD inline int ishmemx_ptrdiff_min_reduce_work_group(ptrdiff_t* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -21990,14 +22594,16 @@ ISHMEM_HD inline int ishmemx_ptrdiff_min_reduce_work_group(ishmem_team_t team, p
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22012,7 +22618,8 @@ ISHMEM_HD inline int ishmemx_uchar_min_reduce_work_group(unsigned char* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_min_reduce_work_group";
@@ -22020,7 +22627,8 @@ ISHMEM_HD inline int ishmemx_uchar_min_reduce_work_group(unsigned char* dest, co
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22034,14 +22642,16 @@ ISHMEM_HD inline int ishmemx_uchar_min_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22056,7 +22666,8 @@ ISHMEM_HD inline int ishmemx_ushort_min_reduce_work_group(unsigned short* dest, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_min_reduce_work_group";
@@ -22064,7 +22675,8 @@ ISHMEM_HD inline int ishmemx_ushort_min_reduce_work_group(unsigned short* dest, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22078,14 +22690,16 @@ ISHMEM_HD inline int ishmemx_ushort_min_reduce_work_group(ishmem_team_t team, un
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22100,7 +22714,8 @@ ISHMEM_HD inline int ishmemx_uint_min_reduce_work_group(unsigned int* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint_min_reduce_work_group";
@@ -22108,7 +22723,8 @@ ISHMEM_HD inline int ishmemx_uint_min_reduce_work_group(unsigned int* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22122,14 +22738,16 @@ ISHMEM_HD inline int ishmemx_uint_min_reduce_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22144,7 +22762,8 @@ ISHMEM_HD inline int ishmemx_ulong_min_reduce_work_group(unsigned long* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_min_reduce_work_group";
@@ -22152,7 +22771,8 @@ ISHMEM_HD inline int ishmemx_ulong_min_reduce_work_group(unsigned long* dest, co
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22166,14 +22786,16 @@ ISHMEM_HD inline int ishmemx_ulong_min_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22188,7 +22810,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_min_reduce_work_group(unsigned long long*
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_min_reduce_work_group";
@@ -22196,7 +22819,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_min_reduce_work_group(unsigned long long*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22210,14 +22834,16 @@ ISHMEM_HD inline int ishmemx_ulonglong_min_reduce_work_group(ishmem_team_t team,
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::min_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22232,7 +22858,8 @@ ISHMEM_HD inline int ishmemx_int8_min_reduce_work_group(int8_t* dest, const int8
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int8_min_reduce_work_group";
@@ -22240,7 +22867,8 @@ ISHMEM_HD inline int ishmemx_int8_min_reduce_work_group(int8_t* dest, const int8
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22254,14 +22882,16 @@ ISHMEM_HD inline int ishmemx_int8_min_reduce_work_group(ishmem_team_t team, int8
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int8_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22276,7 +22906,8 @@ ISHMEM_HD inline int ishmemx_int16_min_reduce_work_group(int16_t* dest, const in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int16_min_reduce_work_group";
@@ -22284,7 +22915,8 @@ ISHMEM_HD inline int ishmemx_int16_min_reduce_work_group(int16_t* dest, const in
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22298,14 +22930,16 @@ ISHMEM_HD inline int ishmemx_int16_min_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int16_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22320,7 +22954,8 @@ ISHMEM_HD inline int ishmemx_int32_min_reduce_work_group(int32_t* dest, const in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int32_min_reduce_work_group";
@@ -22328,7 +22963,8 @@ ISHMEM_HD inline int ishmemx_int32_min_reduce_work_group(int32_t* dest, const in
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22342,14 +22978,16 @@ ISHMEM_HD inline int ishmemx_int32_min_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int32_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22364,7 +23002,8 @@ ISHMEM_HD inline int ishmemx_int64_min_reduce_work_group(int64_t* dest, const in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int64_min_reduce_work_group";
@@ -22372,7 +23011,8 @@ ISHMEM_HD inline int ishmemx_int64_min_reduce_work_group(int64_t* dest, const in
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22386,14 +23026,16 @@ ISHMEM_HD inline int ishmemx_int64_min_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int64_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22408,7 +23050,8 @@ ISHMEM_HD inline int ishmemx_uint8_min_reduce_work_group(uint8_t* dest, const ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_min_reduce_work_group";
@@ -22416,7 +23059,8 @@ ISHMEM_HD inline int ishmemx_uint8_min_reduce_work_group(uint8_t* dest, const ui
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22430,14 +23074,16 @@ ISHMEM_HD inline int ishmemx_uint8_min_reduce_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22452,7 +23098,8 @@ ISHMEM_HD inline int ishmemx_uint16_min_reduce_work_group(uint16_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_min_reduce_work_group";
@@ -22460,7 +23107,8 @@ ISHMEM_HD inline int ishmemx_uint16_min_reduce_work_group(uint16_t* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22474,14 +23122,16 @@ ISHMEM_HD inline int ishmemx_uint16_min_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22496,7 +23146,8 @@ ISHMEM_HD inline int ishmemx_uint32_min_reduce_work_group(uint32_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_min_reduce_work_group";
@@ -22504,7 +23155,8 @@ ISHMEM_HD inline int ishmemx_uint32_min_reduce_work_group(uint32_t* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22518,14 +23170,16 @@ ISHMEM_HD inline int ishmemx_uint32_min_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22540,7 +23194,8 @@ ISHMEM_HD inline int ishmemx_uint64_min_reduce_work_group(uint64_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_min_reduce_work_group";
@@ -22548,7 +23203,8 @@ ISHMEM_HD inline int ishmemx_uint64_min_reduce_work_group(uint64_t* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22562,14 +23218,16 @@ ISHMEM_HD inline int ishmemx_uint64_min_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22584,7 +23242,8 @@ ISHMEM_HD inline int ishmemx_size_min_reduce_work_group(size_t* dest, const size
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_size_min_reduce_work_group";
@@ -22592,7 +23251,8 @@ ISHMEM_HD inline int ishmemx_size_min_reduce_work_group(size_t* dest, const size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22606,14 +23266,16 @@ ISHMEM_HD inline int ishmemx_size_min_reduce_work_group(ishmem_team_t team, size
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::min_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_size_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22628,7 +23290,8 @@ ISHMEM_HD inline int ishmemx_float_min_reduce_work_group(float* dest, const floa
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::min_reduce_work_group<float>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_float_min_reduce_work_group";
@@ -22636,7 +23299,8 @@ ISHMEM_HD inline int ishmemx_float_min_reduce_work_group(float* dest, const floa
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::min_reduce_work_group<float>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22650,14 +23314,16 @@ ISHMEM_HD inline int ishmemx_float_min_reduce_work_group(ishmem_team_t team, flo
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::min_reduce_work_group<float>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_float_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::min_reduce_work_group<float>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22672,7 +23338,8 @@ ISHMEM_HD inline int ishmemx_double_min_reduce_work_group(double* dest, const do
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::min_reduce_work_group<double>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_double_min_reduce_work_group";
@@ -22680,7 +23347,8 @@ ISHMEM_HD inline int ishmemx_double_min_reduce_work_group(double* dest, const do
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::min_reduce_work_group<double>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22694,14 +23362,16 @@ ISHMEM_HD inline int ishmemx_double_min_reduce_work_group(ishmem_team_t team, do
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::min_reduce_work_group<double>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_double_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::min_reduce_work_group<double>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22740,7 +23410,8 @@ ISHMEM_HD inline int ishmemx_min_reduce_work_group(T* dest, const T* source, siz
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::min_reduce_work_group<T>(team, dest, source, nreduce, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_min_reduce_work_group: T is not one of the reduction types");
@@ -22749,7 +23420,8 @@ ISHMEM_HD inline int ishmemx_min_reduce_work_group(T* dest, const T* source, siz
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::min_reduce_work_group<T>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22764,7 +23436,8 @@ ISHMEM_HD inline int ishmemx_min_reduce_work_group(ishmem_team_t team, T* dest, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::min_reduce_work_group<T>(team, dest, source, nreduce, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_min_reduce_work_group: T is not one of the reduction types");
@@ -22772,7 +23445,8 @@ ISHMEM_HD inline int ishmemx_min_reduce_work_group(ishmem_team_t team, T* dest, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::min_reduce_work_group<T>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22787,7 +23461,8 @@ ISHMEM_HD inline int ishmemx_char_sum_reduce_work_group(char* dest, const char* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_char_sum_reduce_work_group";
@@ -22795,7 +23470,8 @@ ISHMEM_HD inline int ishmemx_char_sum_reduce_work_group(char* dest, const char* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22809,14 +23485,16 @@ ISHMEM_HD inline int ishmemx_char_sum_reduce_work_group(ishmem_team_t team, char
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_char_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22831,7 +23509,8 @@ ISHMEM_HD inline int ishmemx_schar_sum_reduce_work_group(signed char* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_schar_sum_reduce_work_group";
@@ -22839,7 +23518,8 @@ ISHMEM_HD inline int ishmemx_schar_sum_reduce_work_group(signed char* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22853,14 +23533,16 @@ ISHMEM_HD inline int ishmemx_schar_sum_reduce_work_group(ishmem_team_t team, sig
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_schar_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22875,7 +23557,8 @@ ISHMEM_HD inline int ishmemx_short_sum_reduce_work_group(short* dest, const shor
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_short_sum_reduce_work_group";
@@ -22883,7 +23566,8 @@ ISHMEM_HD inline int ishmemx_short_sum_reduce_work_group(short* dest, const shor
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22897,14 +23581,16 @@ ISHMEM_HD inline int ishmemx_short_sum_reduce_work_group(ishmem_team_t team, sho
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_short_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22919,7 +23605,8 @@ ISHMEM_HD inline int ishmemx_int_sum_reduce_work_group(int* dest, const int* sou
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int_sum_reduce_work_group";
@@ -22927,7 +23614,8 @@ ISHMEM_HD inline int ishmemx_int_sum_reduce_work_group(int* dest, const int* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22941,14 +23629,16 @@ ISHMEM_HD inline int ishmemx_int_sum_reduce_work_group(ishmem_team_t team, int* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22963,7 +23653,8 @@ ISHMEM_HD inline int ishmemx_long_sum_reduce_work_group(long* dest, const long* 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_long_sum_reduce_work_group";
@@ -22971,7 +23662,8 @@ ISHMEM_HD inline int ishmemx_long_sum_reduce_work_group(long* dest, const long* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -22985,14 +23677,16 @@ ISHMEM_HD inline int ishmemx_long_sum_reduce_work_group(ishmem_team_t team, long
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_long_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23007,7 +23701,8 @@ ISHMEM_HD inline int ishmemx_longlong_sum_reduce_work_group(long long* dest, con
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_sum_reduce_work_group";
@@ -23015,7 +23710,8 @@ ISHMEM_HD inline int ishmemx_longlong_sum_reduce_work_group(long long* dest, con
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23029,14 +23725,16 @@ ISHMEM_HD inline int ishmemx_longlong_sum_reduce_work_group(ishmem_team_t team, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23051,7 +23749,8 @@ ISHMEM_HD inline int ishmemx_ptrdiff_sum_reduce_work_group(ptrdiff_t* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_sum_reduce_work_group";
@@ -23059,7 +23758,8 @@ ISHMEM_HD inline int ishmemx_ptrdiff_sum_reduce_work_group(ptrdiff_t* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23073,14 +23773,16 @@ ISHMEM_HD inline int ishmemx_ptrdiff_sum_reduce_work_group(ishmem_team_t team, p
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23095,7 +23797,8 @@ ISHMEM_HD inline int ishmemx_uchar_sum_reduce_work_group(unsigned char* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_sum_reduce_work_group";
@@ -23103,7 +23806,8 @@ ISHMEM_HD inline int ishmemx_uchar_sum_reduce_work_group(unsigned char* dest, co
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23117,14 +23821,16 @@ ISHMEM_HD inline int ishmemx_uchar_sum_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23139,7 +23845,8 @@ ISHMEM_HD inline int ishmemx_ushort_sum_reduce_work_group(unsigned short* dest, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_sum_reduce_work_group";
@@ -23147,7 +23854,8 @@ ISHMEM_HD inline int ishmemx_ushort_sum_reduce_work_group(unsigned short* dest, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23161,14 +23869,16 @@ ISHMEM_HD inline int ishmemx_ushort_sum_reduce_work_group(ishmem_team_t team, un
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23183,7 +23893,8 @@ ISHMEM_HD inline int ishmemx_uint_sum_reduce_work_group(unsigned int* dest, cons
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint_sum_reduce_work_group";
@@ -23191,7 +23902,8 @@ ISHMEM_HD inline int ishmemx_uint_sum_reduce_work_group(unsigned int* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23205,14 +23917,16 @@ ISHMEM_HD inline int ishmemx_uint_sum_reduce_work_group(ishmem_team_t team, unsi
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23227,7 +23941,8 @@ ISHMEM_HD inline int ishmemx_ulong_sum_reduce_work_group(unsigned long* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_sum_reduce_work_group";
@@ -23235,7 +23950,8 @@ ISHMEM_HD inline int ishmemx_ulong_sum_reduce_work_group(unsigned long* dest, co
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23249,14 +23965,16 @@ ISHMEM_HD inline int ishmemx_ulong_sum_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23271,7 +23989,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_sum_reduce_work_group(unsigned long long*
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_sum_reduce_work_group";
@@ -23279,7 +23998,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_sum_reduce_work_group(unsigned long long*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23293,14 +24013,16 @@ ISHMEM_HD inline int ishmemx_ulonglong_sum_reduce_work_group(ishmem_team_t team,
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23315,7 +24037,8 @@ ISHMEM_HD inline int ishmemx_int8_sum_reduce_work_group(int8_t* dest, const int8
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int8_sum_reduce_work_group";
@@ -23323,7 +24046,8 @@ ISHMEM_HD inline int ishmemx_int8_sum_reduce_work_group(int8_t* dest, const int8
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23337,14 +24061,16 @@ ISHMEM_HD inline int ishmemx_int8_sum_reduce_work_group(ishmem_team_t team, int8
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int8_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23359,7 +24085,8 @@ ISHMEM_HD inline int ishmemx_int16_sum_reduce_work_group(int16_t* dest, const in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int16_sum_reduce_work_group";
@@ -23367,7 +24094,8 @@ ISHMEM_HD inline int ishmemx_int16_sum_reduce_work_group(int16_t* dest, const in
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23381,14 +24109,16 @@ ISHMEM_HD inline int ishmemx_int16_sum_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int16_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23403,7 +24133,8 @@ ISHMEM_HD inline int ishmemx_int32_sum_reduce_work_group(int32_t* dest, const in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int32_sum_reduce_work_group";
@@ -23411,7 +24142,8 @@ ISHMEM_HD inline int ishmemx_int32_sum_reduce_work_group(int32_t* dest, const in
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23425,14 +24157,16 @@ ISHMEM_HD inline int ishmemx_int32_sum_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int32_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23447,7 +24181,8 @@ ISHMEM_HD inline int ishmemx_int64_sum_reduce_work_group(int64_t* dest, const in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int64_sum_reduce_work_group";
@@ -23455,7 +24190,8 @@ ISHMEM_HD inline int ishmemx_int64_sum_reduce_work_group(int64_t* dest, const in
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23469,14 +24205,16 @@ ISHMEM_HD inline int ishmemx_int64_sum_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int64_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23491,7 +24229,8 @@ ISHMEM_HD inline int ishmemx_uint8_sum_reduce_work_group(uint8_t* dest, const ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_sum_reduce_work_group";
@@ -23499,7 +24238,8 @@ ISHMEM_HD inline int ishmemx_uint8_sum_reduce_work_group(uint8_t* dest, const ui
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23513,14 +24253,16 @@ ISHMEM_HD inline int ishmemx_uint8_sum_reduce_work_group(ishmem_team_t team, uin
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23535,7 +24277,8 @@ ISHMEM_HD inline int ishmemx_uint16_sum_reduce_work_group(uint16_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_sum_reduce_work_group";
@@ -23543,7 +24286,8 @@ ISHMEM_HD inline int ishmemx_uint16_sum_reduce_work_group(uint16_t* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23557,14 +24301,16 @@ ISHMEM_HD inline int ishmemx_uint16_sum_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23579,7 +24325,8 @@ ISHMEM_HD inline int ishmemx_uint32_sum_reduce_work_group(uint32_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_sum_reduce_work_group";
@@ -23587,7 +24334,8 @@ ISHMEM_HD inline int ishmemx_uint32_sum_reduce_work_group(uint32_t* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23601,14 +24349,16 @@ ISHMEM_HD inline int ishmemx_uint32_sum_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23623,7 +24373,8 @@ ISHMEM_HD inline int ishmemx_uint64_sum_reduce_work_group(uint64_t* dest, const 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_sum_reduce_work_group";
@@ -23631,7 +24382,8 @@ ISHMEM_HD inline int ishmemx_uint64_sum_reduce_work_group(uint64_t* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23645,14 +24397,16 @@ ISHMEM_HD inline int ishmemx_uint64_sum_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23667,7 +24421,8 @@ ISHMEM_HD inline int ishmemx_size_sum_reduce_work_group(size_t* dest, const size
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_size_sum_reduce_work_group";
@@ -23675,7 +24430,8 @@ ISHMEM_HD inline int ishmemx_size_sum_reduce_work_group(size_t* dest, const size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23689,14 +24445,16 @@ ISHMEM_HD inline int ishmemx_size_sum_reduce_work_group(ishmem_team_t team, size
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_size_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23711,7 +24469,8 @@ ISHMEM_HD inline int ishmemx_float_sum_reduce_work_group(float* dest, const floa
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<float>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_float_sum_reduce_work_group";
@@ -23719,7 +24478,8 @@ ISHMEM_HD inline int ishmemx_float_sum_reduce_work_group(float* dest, const floa
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<float>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23733,14 +24493,16 @@ ISHMEM_HD inline int ishmemx_float_sum_reduce_work_group(ishmem_team_t team, flo
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<float>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_float_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<float>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23755,7 +24517,8 @@ ISHMEM_HD inline int ishmemx_double_sum_reduce_work_group(double* dest, const do
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<double>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_double_sum_reduce_work_group";
@@ -23763,7 +24526,8 @@ ISHMEM_HD inline int ishmemx_double_sum_reduce_work_group(double* dest, const do
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<double>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23777,14 +24541,16 @@ ISHMEM_HD inline int ishmemx_double_sum_reduce_work_group(ishmem_team_t team, do
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<double>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_double_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<double>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23823,7 +24589,8 @@ ISHMEM_HD inline int ishmemx_sum_reduce_work_group(T* dest, const T* source, siz
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<T>(team, dest, source, nreduce, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_sum_reduce_work_group: T is not one of the reduction types");
@@ -23832,7 +24599,8 @@ ISHMEM_HD inline int ishmemx_sum_reduce_work_group(T* dest, const T* source, siz
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<T>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23847,7 +24615,8 @@ ISHMEM_HD inline int ishmemx_sum_reduce_work_group(ishmem_team_t team, T* dest, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::sum_reduce_work_group<T>(team, dest, source, nreduce, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_sum_reduce_work_group: T is not one of the reduction types");
@@ -23855,7 +24624,8 @@ ISHMEM_HD inline int ishmemx_sum_reduce_work_group(ishmem_team_t team, T* dest, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<T>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23870,7 +24640,8 @@ ISHMEM_HD inline int ishmemx_char_prod_reduce_work_group(char* dest, const char*
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_char_prod_reduce_work_group";
@@ -23878,7 +24649,8 @@ ISHMEM_HD inline int ishmemx_char_prod_reduce_work_group(char* dest, const char*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23892,14 +24664,16 @@ ISHMEM_HD inline int ishmemx_char_prod_reduce_work_group(ishmem_team_t team, cha
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_char_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23914,7 +24688,8 @@ ISHMEM_HD inline int ishmemx_schar_prod_reduce_work_group(signed char* dest, con
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_schar_prod_reduce_work_group";
@@ -23922,7 +24697,8 @@ ISHMEM_HD inline int ishmemx_schar_prod_reduce_work_group(signed char* dest, con
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23936,14 +24712,16 @@ ISHMEM_HD inline int ishmemx_schar_prod_reduce_work_group(ishmem_team_t team, si
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_schar_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23958,7 +24736,8 @@ ISHMEM_HD inline int ishmemx_short_prod_reduce_work_group(short* dest, const sho
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_short_prod_reduce_work_group";
@@ -23966,7 +24745,8 @@ ISHMEM_HD inline int ishmemx_short_prod_reduce_work_group(short* dest, const sho
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -23980,14 +24760,16 @@ ISHMEM_HD inline int ishmemx_short_prod_reduce_work_group(ishmem_team_t team, sh
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_short_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24002,7 +24784,8 @@ ISHMEM_HD inline int ishmemx_int_prod_reduce_work_group(int* dest, const int* so
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int_prod_reduce_work_group";
@@ -24010,7 +24793,8 @@ ISHMEM_HD inline int ishmemx_int_prod_reduce_work_group(int* dest, const int* so
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24024,14 +24808,16 @@ ISHMEM_HD inline int ishmemx_int_prod_reduce_work_group(ishmem_team_t team, int*
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24046,7 +24832,8 @@ ISHMEM_HD inline int ishmemx_long_prod_reduce_work_group(long* dest, const long*
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_long_prod_reduce_work_group";
@@ -24054,7 +24841,8 @@ ISHMEM_HD inline int ishmemx_long_prod_reduce_work_group(long* dest, const long*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24068,14 +24856,16 @@ ISHMEM_HD inline int ishmemx_long_prod_reduce_work_group(ishmem_team_t team, lon
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_long_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24090,7 +24880,8 @@ ISHMEM_HD inline int ishmemx_longlong_prod_reduce_work_group(long long* dest, co
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_prod_reduce_work_group";
@@ -24098,7 +24889,8 @@ ISHMEM_HD inline int ishmemx_longlong_prod_reduce_work_group(long long* dest, co
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24112,14 +24904,16 @@ ISHMEM_HD inline int ishmemx_longlong_prod_reduce_work_group(ishmem_team_t team,
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24134,7 +24928,8 @@ ISHMEM_HD inline int ishmemx_ptrdiff_prod_reduce_work_group(ptrdiff_t* dest, con
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_prod_reduce_work_group";
@@ -24142,7 +24937,8 @@ ISHMEM_HD inline int ishmemx_ptrdiff_prod_reduce_work_group(ptrdiff_t* dest, con
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24156,14 +24952,16 @@ ISHMEM_HD inline int ishmemx_ptrdiff_prod_reduce_work_group(ishmem_team_t team, 
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24178,7 +24976,8 @@ ISHMEM_HD inline int ishmemx_uchar_prod_reduce_work_group(unsigned char* dest, c
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_prod_reduce_work_group";
@@ -24186,7 +24985,8 @@ ISHMEM_HD inline int ishmemx_uchar_prod_reduce_work_group(unsigned char* dest, c
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24200,14 +25000,16 @@ ISHMEM_HD inline int ishmemx_uchar_prod_reduce_work_group(ishmem_team_t team, un
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uchar_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24222,7 +25024,8 @@ ISHMEM_HD inline int ishmemx_ushort_prod_reduce_work_group(unsigned short* dest,
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_prod_reduce_work_group";
@@ -24230,7 +25033,8 @@ ISHMEM_HD inline int ishmemx_ushort_prod_reduce_work_group(unsigned short* dest,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24244,14 +25048,16 @@ ISHMEM_HD inline int ishmemx_ushort_prod_reduce_work_group(ishmem_team_t team, u
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ushort_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24266,7 +25072,8 @@ ISHMEM_HD inline int ishmemx_uint_prod_reduce_work_group(unsigned int* dest, con
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint_prod_reduce_work_group";
@@ -24274,7 +25081,8 @@ ISHMEM_HD inline int ishmemx_uint_prod_reduce_work_group(unsigned int* dest, con
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24288,14 +25096,16 @@ ISHMEM_HD inline int ishmemx_uint_prod_reduce_work_group(ishmem_team_t team, uns
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24310,7 +25120,8 @@ ISHMEM_HD inline int ishmemx_ulong_prod_reduce_work_group(unsigned long* dest, c
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_prod_reduce_work_group";
@@ -24318,7 +25129,8 @@ ISHMEM_HD inline int ishmemx_ulong_prod_reduce_work_group(unsigned long* dest, c
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24332,14 +25144,16 @@ ISHMEM_HD inline int ishmemx_ulong_prod_reduce_work_group(ishmem_team_t team, un
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24354,7 +25168,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_prod_reduce_work_group(unsigned long long
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_prod_reduce_work_group";
@@ -24362,7 +25177,8 @@ ISHMEM_HD inline int ishmemx_ulonglong_prod_reduce_work_group(unsigned long long
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24376,14 +25192,16 @@ ISHMEM_HD inline int ishmemx_ulonglong_prod_reduce_work_group(ishmem_team_t team
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24398,7 +25216,8 @@ ISHMEM_HD inline int ishmemx_int8_prod_reduce_work_group(int8_t* dest, const int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int8_prod_reduce_work_group";
@@ -24406,7 +25225,8 @@ ISHMEM_HD inline int ishmemx_int8_prod_reduce_work_group(int8_t* dest, const int
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24420,14 +25240,16 @@ ISHMEM_HD inline int ishmemx_int8_prod_reduce_work_group(ishmem_team_t team, int
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int8_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24442,7 +25264,8 @@ ISHMEM_HD inline int ishmemx_int16_prod_reduce_work_group(int16_t* dest, const i
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int16_prod_reduce_work_group";
@@ -24450,7 +25273,8 @@ ISHMEM_HD inline int ishmemx_int16_prod_reduce_work_group(int16_t* dest, const i
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24464,14 +25288,16 @@ ISHMEM_HD inline int ishmemx_int16_prod_reduce_work_group(ishmem_team_t team, in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int16_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24486,7 +25312,8 @@ ISHMEM_HD inline int ishmemx_int32_prod_reduce_work_group(int32_t* dest, const i
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int32_prod_reduce_work_group";
@@ -24494,7 +25321,8 @@ ISHMEM_HD inline int ishmemx_int32_prod_reduce_work_group(int32_t* dest, const i
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24508,14 +25336,16 @@ ISHMEM_HD inline int ishmemx_int32_prod_reduce_work_group(ishmem_team_t team, in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int32_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24530,7 +25360,8 @@ ISHMEM_HD inline int ishmemx_int64_prod_reduce_work_group(int64_t* dest, const i
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int64_prod_reduce_work_group";
@@ -24538,7 +25369,8 @@ ISHMEM_HD inline int ishmemx_int64_prod_reduce_work_group(int64_t* dest, const i
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24552,14 +25384,16 @@ ISHMEM_HD inline int ishmemx_int64_prod_reduce_work_group(ishmem_team_t team, in
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_int64_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24574,7 +25408,8 @@ ISHMEM_HD inline int ishmemx_uint8_prod_reduce_work_group(uint8_t* dest, const u
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_prod_reduce_work_group";
@@ -24582,7 +25417,8 @@ ISHMEM_HD inline int ishmemx_uint8_prod_reduce_work_group(uint8_t* dest, const u
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24596,14 +25432,16 @@ ISHMEM_HD inline int ishmemx_uint8_prod_reduce_work_group(ishmem_team_t team, ui
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint8_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24618,7 +25456,8 @@ ISHMEM_HD inline int ishmemx_uint16_prod_reduce_work_group(uint16_t* dest, const
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_prod_reduce_work_group";
@@ -24626,7 +25465,8 @@ ISHMEM_HD inline int ishmemx_uint16_prod_reduce_work_group(uint16_t* dest, const
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24640,14 +25480,16 @@ ISHMEM_HD inline int ishmemx_uint16_prod_reduce_work_group(ishmem_team_t team, u
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint16_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24662,7 +25504,8 @@ ISHMEM_HD inline int ishmemx_uint32_prod_reduce_work_group(uint32_t* dest, const
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_prod_reduce_work_group";
@@ -24670,7 +25513,8 @@ ISHMEM_HD inline int ishmemx_uint32_prod_reduce_work_group(uint32_t* dest, const
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24684,14 +25528,16 @@ ISHMEM_HD inline int ishmemx_uint32_prod_reduce_work_group(ishmem_team_t team, u
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24706,7 +25552,8 @@ ISHMEM_HD inline int ishmemx_uint64_prod_reduce_work_group(uint64_t* dest, const
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_prod_reduce_work_group";
@@ -24714,7 +25561,8 @@ ISHMEM_HD inline int ishmemx_uint64_prod_reduce_work_group(uint64_t* dest, const
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24728,14 +25576,16 @@ ISHMEM_HD inline int ishmemx_uint64_prod_reduce_work_group(ishmem_team_t team, u
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24750,7 +25600,8 @@ ISHMEM_HD inline int ishmemx_size_prod_reduce_work_group(size_t* dest, const siz
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_size_prod_reduce_work_group";
@@ -24758,7 +25609,8 @@ ISHMEM_HD inline int ishmemx_size_prod_reduce_work_group(size_t* dest, const siz
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24772,14 +25624,16 @@ ISHMEM_HD inline int ishmemx_size_prod_reduce_work_group(ishmem_team_t team, siz
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_size_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24794,7 +25648,8 @@ ISHMEM_HD inline int ishmemx_float_prod_reduce_work_group(float* dest, const flo
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<float>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_float_prod_reduce_work_group";
@@ -24802,7 +25657,8 @@ ISHMEM_HD inline int ishmemx_float_prod_reduce_work_group(float* dest, const flo
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<float>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24816,14 +25672,16 @@ ISHMEM_HD inline int ishmemx_float_prod_reduce_work_group(ishmem_team_t team, fl
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<float>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_float_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<float>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24838,7 +25696,8 @@ ISHMEM_HD inline int ishmemx_double_prod_reduce_work_group(double* dest, const d
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<double>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_double_prod_reduce_work_group";
@@ -24846,7 +25705,8 @@ ISHMEM_HD inline int ishmemx_double_prod_reduce_work_group(double* dest, const d
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<double>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24860,14 +25720,16 @@ ISHMEM_HD inline int ishmemx_double_prod_reduce_work_group(ishmem_team_t team, d
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<double>(team, dest, source, nreduce, group);
 #else
     constexpr const char* fn = "ishmemx_double_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<double>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24906,7 +25768,8 @@ ISHMEM_HD inline int ishmemx_prod_reduce_work_group(T* dest, const T* source, si
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<T>(team, dest, source, nreduce, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_prod_reduce_work_group: T is not one of the reduction types");
@@ -24915,7 +25778,8 @@ ISHMEM_HD inline int ishmemx_prod_reduce_work_group(T* dest, const T* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<T>(team, dest, source, nreduce, group);
 #endif
 }
@@ -24930,7 +25794,8 @@ ISHMEM_HD inline int ishmemx_prod_reduce_work_group(ishmem_team_t team, T* dest,
         ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
         ishmemi::dev::fail_unreported(fn);
     }
-    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::dev::check_team(report_fn, team) && ishmemi::dev::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::dev::prod_reduce_work_group<T>(team, dest, source, nreduce, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_prod_reduce_work_group: T is not one of the reduction types");
@@ -24938,7 +25803,8 @@ ISHMEM_HD inline int ishmemx_prod_reduce_work_group(ishmem_team_t team, T* dest,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;
+    if (!(ishmemi::check_team(report_fn, team) && ishmemi::check_no_partial_overlap(report_fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<T>(team, dest, source, nreduce, group);
 #endif
 }

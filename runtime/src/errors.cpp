@@ -152,6 +152,7 @@ void fail_positive(const char* routine, const char* param, long long v) {
 }
 
 bool report_flags(const char* routine, const char* param, long value, long allowed) {
+    if (!routine) return false;  // (a work-group's other work-items: its leader reports)
     warn(routine, "%s is %#lx: bits %#lx are not among the flags it takes (%#lx)", param, value, value & ~allowed,
          allowed);
     return false;

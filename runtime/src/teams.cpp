@@ -163,6 +163,7 @@ void teams_fini() {
 }
 
 bool report_bad_team(const char* routine, ishmem_team_t team) {
+    if (!routine) return false;  // (a work-group's other work-items: its leader reports)
     if (team == ISHMEM_TEAM_INVALID)
         warn(routine, "team is ISHMEM_TEAM_INVALID");
     else if (team < 0 || team >= teams_max)
@@ -173,6 +174,7 @@ bool report_bad_team(const char* routine, ishmem_team_t team) {
 }
 
 bool report_bad_team_pe(const char* routine, ishmem_team_t team, const char* param, int pe) {
+    if (!routine) return false;
     if (!find_team(team)) return report_bad_team(routine, team);
     warn(routine, "%s %d is not a PE of team %d (its PEs are 0..%d)", param, pe, team, teams[team].size - 1);
     return false;
@@ -180,6 +182,7 @@ bool report_bad_team_pe(const char* routine, ishmem_team_t team, const char* par
 
 bool report_partial_overlap(const char* routine, const char* a, const void* pa, const char* b, const void* pb,
                             size_t bytes) {
+    if (!routine) return false;
     warn(routine, "%s %p and %s %p overlap partly over %zu bytes (they must be the same array or disjoint)", a, pa,
          b, pb, bytes);
     return false;
@@ -187,6 +190,7 @@ bool report_partial_overlap(const char* routine, const char* a, const void* pa, 
 
 bool report_overlap(const char* routine, const char* a, const void* pa, size_t a_bytes, const char* b, const void* pb,
                     size_t b_bytes) {
+    if (!routine) return false;
     warn(routine, "%s %p (%zu bytes) overlaps %s %p (%zu bytes): %s must lie outside %s", a, pa, a_bytes, b, pb,
          b_bytes, a, b);
     return false;

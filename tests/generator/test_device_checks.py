@@ -69,9 +69,27 @@ def test_fcollect_checks_its_source_against_the_whole_dest():
     assert fcollects and collects
     for ep in fcollects:
         host = " ".join(ep.body)
-        assert 'ishmemi::check_outside(fn, "source", source, (nelems) * sizeof(' in host, ep.name
+        who = "report_fn" if ep.variant == "work_group" else "fn"
+        assert f'ishmemi::check_outside({who}, "source", source, (nelems) * sizeof(' in host, ep.name
         assert "(nelems) * ishmemi::team_size_or_zero(team) * sizeof(" in host.split("check_outside", 1)[1], ep.name
         if ep.device_body:
             assert "ishmemi::dev::check_outside(" in " ".join(ep.device_body), ep.name
     for ep in collects:
         assert "check_outside" not in " ".join(ep.body), ep.name
+
+
+def test_a_work_group_reports_a_failed_status_check_from_its_leader_only():
+    """Every work-item of a _work_group form evaluates the status checks (all return the same
+    status), but only the group's leader names the routine to them, so one bad call prints one line."""
+    api = build_api(load_spec(ROOT / "spec", ROOT))
+    seen = 0
+    for ep in api.entry_points:
+        status = [l for l in ep.body if l.startswith("if (!(ishmemi::check_")]
+        if ep.variant != "work_group" or not status:
+            continue
+        seen += 1
+        assert "const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;" in ep.body, ep.name
+        assert "(fn," not in status[0] and "(report_fn," in status[0], ep.name
+        if ep.device_body:
+            assert "const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;" in ep.device_body, ep.name
+    assert seen > 100

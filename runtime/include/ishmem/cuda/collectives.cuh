@@ -1102,22 +1102,24 @@ __device__ inline int team_size_or_zero(int team) {
 __device__ inline bool check_team_pe(const char* fn, int team, const char* param, int pe) {
     const auto* t = find_team(team);
     if (__builtin_expect(t != nullptr && static_cast<unsigned>(pe) < static_cast<unsigned>(t->size), 1)) return true;
-    printf("ishmem: PE %d: %s: %s = %d is not a PE of team %d (device code)\n", dstate.my_pe, fn, param, pe, team);
+    if (fn) printf("ishmem: PE %d: %s: %s = %d is not a PE of team %d (device code)\n", dstate.my_pe, fn, param, pe, team);
     return false;
 }
 __device__ inline bool check_no_partial_overlap(const char* fn, const char* a, const void* pa, const char* b, const void* pb,
                                                 size_t bytes) {
     if (__builtin_expect(!ishmemi::overlap_partly(pa, pb, bytes), 1)) return true;
-    printf("ishmem: PE %d: %s: %s and %s overlap partly (%llu bytes) (device code)\n", dstate.my_pe, fn, a, b,
-           static_cast<unsigned long long>(bytes));
+    if (fn)
+        printf("ishmem: PE %d: %s: %s and %s overlap partly (%llu bytes) (device code)\n", dstate.my_pe, fn, a, b,
+               static_cast<unsigned long long>(bytes));
     return false;
 }
 __device__ inline bool check_outside(const char* fn, const char* a, const void* pa, size_t a_bytes, const char* b,
                                      const void* pb, size_t b_bytes) {
     if (__builtin_expect(!ishmemi::overlap_at_all(pa, a_bytes, pb, b_bytes), 1)) return true;
-    printf("ishmem: PE %d: %s: %s (%llu bytes) overlaps %s (%llu bytes): %s must lie outside %s (device code)\n",
-           dstate.my_pe, fn, a, static_cast<unsigned long long>(a_bytes), b, static_cast<unsigned long long>(b_bytes), a,
-           b);
+    if (fn)
+        printf("ishmem: PE %d: %s: %s (%llu bytes) overlaps %s (%llu bytes): %s must lie outside %s (device code)\n",
+               dstate.my_pe, fn, a, static_cast<unsigned long long>(a_bytes), b,
+               static_cast<unsigned long long>(b_bytes), a, b);
     return false;
 }
 

@@ -238,6 +238,8 @@ struct single_thread {
 };
 
 template <class G> __device__ inline unsigned rank_in(const G& g) { return static_cast<unsigned>(g.thread_rank()); }
+// Whether the calling thread leads g: the one that reports a _work_group form's failed status check.
+template <class G> __device__ inline bool group_leads(const G& g) { return g.thread_rank() == 0; }
 template <class G> __device__ inline unsigned threads_of(const G& g) { return static_cast<unsigned>(g.num_threads()); }
 template <class G> __device__ inline void sync_group(const G& g) { g.sync(); }
 
@@ -773,7 +775,7 @@ __device__ inline int team_translate_pe(int src_team, int src_pe, int dest_team)
 // synchronization) and false, so that the routine returns nonzero as on the host.
 __device__ inline bool check_team(const char* fn, int team) {
     if (__builtin_expect(find_team(team) != nullptr, 1)) return true;
-    printf("ishmem: PE %d: %s: team %d is not a valid team on this PE (device code)\n", dstate.my_pe, fn, team);
+    if (fn) printf("ishmem: PE %d: %s: team %d is not a valid team on this PE (device code)\n", dstate.my_pe, fn, team);
     return false;
 }
 

@@ -146,6 +146,8 @@ inline int node_part_slot(int team) {
 ISHMEM_API void barrier_over_nodes(ishmem_team_t team, bool completing, const char* routine);
 
 // Status checks of the generated entry points: a message and false (the routine returns nonzero).
+// A null routine reports nothing: a _work_group form passes its name on the group's leader only,
+// so that one bad call prints one line.
 ISHMEM_API bool report_bad_team(const char* routine, ishmem_team_t team);
 ISHMEM_API bool report_bad_team_pe(const char* routine, ishmem_team_t team, const char* param, int pe);
 ISHMEM_API bool report_partial_overlap(const char* routine, const char* a, const void* pa, const char* b,

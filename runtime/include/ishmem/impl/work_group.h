@@ -18,6 +18,10 @@ template <class Group> std::size_t group_rank(const Group& g) { return g.get_loc
 
 template <class Group> std::size_t group_size(const Group& g) { return g.get_local_linear_range(); }
 
+// Whether the calling work-item leads g (rank 0): the one that reports a _work_group form's failed
+// status check, so that one bad call prints one line.
+template <class Group> bool group_leads(const Group& g) { return group_rank(g) == 0; }
+
 // A barrier among the work-items of g; also orders their memory accesses (release/acquire).
 template <class Group> void group_sync(const Group& g) { group_barrier(g); }
 
