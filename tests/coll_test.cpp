@@ -1336,24 +1336,20 @@ TEST(Coll, BadInputReturnsNonzero) {
         {"ishmem_fcollect", [&](ishmem_team_t t) { return ishmem_fcollect(t, d, d + two_n - 1, std::size_t{2}); }},
         {"ishmem_fcollectmem", [&](ishmem_team_t t) { return ishmem_fcollectmem(t, d, reinterpret_cast<char*>(d) + 3, 8); }},
     };
-    for (const call& c : inside) {
-        SCOPED_TRACE(std::string(c.routine) + " with source inside dest");
-        buf.fill(sentinel<int>());
-        int rc = 0;
-        const std::string err = stderr_of([&] { rc = c.run(ISHMEM_TEAM_WORLD); });
-        EXPECT_NE(rc, 0);
-        expect_message(err, c.routine, "overlaps dest");
-        expect_untouched(buf.get(), 64, "buffers of the bad fcollect");
-    }
-    for (const call& c : overlaps) {
-        SCOPED_TRACE(std::string(c.routine) + " with partially overlapping buffers");
-        buf.fill(sentinel<int>());
-        int rc = 0;
-        const std::string err = stderr_of([&] { rc = c.run(ISHMEM_TEAM_WORLD); });
-        EXPECT_NE(rc, 0);
-        expect_message(err, c.routine, "overlap");
-        expect_untouched(buf.get(), 64, "buffers of the bad reduction");
-    }
+    // Each call of the world: nonzero, one line whose reason matches reason, nothing written.
+    auto expect_each_fails = [&](const std::vector<call>& bad_calls, const std::string& what, const char* reason) {
+        for (const call& c : bad_calls) {
+            SCOPED_TRACE(std::string(c.routine) + " " + what);
+            buf.fill(sentinel<int>());
+            int rc = 0;
+            const std::string err = stderr_of([&] { rc = c.run(ISHMEM_TEAM_WORLD); });
+            EXPECT_NE(rc, 0);
+            expect_message(err, c.routine, reason);
+            expect_untouched(buf.get(), 64, "buffers of the bad call");
+        }
+    };
+    expect_each_fails(inside, "with source inside dest", "overlaps dest");
+    expect_each_fails(overlaps, "with partially overlapping buffers", "overlap");
 }
 
 // Buffers outside the symmetric heap stop the PE with one line (death tests; the check comes before
