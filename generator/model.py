@@ -633,7 +633,8 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
     body = _table_assert(fam, form, name)
     check_pairs = _check_lines(fam, form)
     checks = [line for line, _ in check_pairs]
-    soft = _soft_checks(fam, form, team_form)
+    # A _work_group form's work-items all find a failed status check; the leader alone reports it.
+    soft = _soft_checks(fam, form, team_form, "report_fn" if variant == "work_group" else "fn")
     if checks or soft:
         body.append(f'constexpr const char* fn = "{name}";')
     if fam.team and not team_form:
@@ -642,9 +643,8 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
     body += checks
     if soft and variant != "on_queue":
         fail = "" if ret == "void" else " nullptr" if ret.endswith("*") else " -1"
-        if variant == "work_group":  # every work-item finds the failure; the leader alone reports it
+        if variant == "work_group":
             body.append("const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;")
-            soft = _soft_checks(fam, form, team_form, "report_fn")
         body.append(f"if (!({' && '.join(soft)})) return{fail};")
     if variant == "base":
         call = _core_call(fam, form, variant, [])

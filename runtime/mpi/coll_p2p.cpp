@@ -270,7 +270,7 @@ p2p_collectives::collected p2p_collectives::collect_direct(MPI_Comm c, int n, in
     // sent: then aside, and into place once the sends are done and my own block is in its place.
     size_t aside_at[direct_max], aside = 0;  // (SIZE_MAX: straight into place)
     for (int m = 0; m < n; ++m) {
-        const bool meets = m != rank && bytes && length[m] && mine < d + start[m] + length[m] && d + start[m] < mine + bytes;
+        const bool meets = m != rank && overlap_at_all(mine, bytes, d + start[m], length[m]);
         aside_at[m] = meets ? aside : SIZE_MAX;
         if (meets) aside += length[m];
     }

@@ -373,7 +373,7 @@ class mpi_transport final : public transport {
         std::vector<char> copy;
         const size_t dest_bytes = kind == coll_broadcast ? bytes : bytes * static_cast<size_t>(n);
         const size_t source_bytes = kind == coll_alltoall ? dest_bytes : bytes;
-        if (kind != coll_broadcast && kind != coll_collect && overlaps(dest, dest_bytes, source, source_bytes)) {
+        if (kind != coll_broadcast && kind != coll_collect && overlap_at_all(dest, dest_bytes, source, source_bytes)) {
             copy.assign(static_cast<const char*>(source), static_cast<const char*>(source) + source_bytes);
             source = copy.data();
         }
@@ -393,7 +393,7 @@ class mpi_transport final : public transport {
                     });
                 return dest_bytes;
             case coll_broadcast:
-                broadcast(c, rank, dest, source, bytes, root, false);
+                broadcast(c, n, rank, dest, source, bytes, root, false);
                 return bytes;
             case coll_collect: {
                 // The path follows the largest block of the team's last collect, which every
@@ -417,9 +417,10 @@ class mpi_transport final : public transport {
 
     void broadcast_chain(int team, void* dest, const void* source, size_t bytes, int root) override {
         MPI_Comm c = comm(team);
-        int rank = 0;
+        int n = 0, rank = 0;
+        MPI_Comm_size(c, &n);
         MPI_Comm_rank(c, &rank);
-        broadcast(c, rank, dest, source, bytes, root, true);
+        broadcast(c, n, rank, dest, source, bytes, root, true);
     }
 
     void collect_known(int team, void* dest, const void* source, const size_t* bytes_of) override {
@@ -642,9 +643,7 @@ class mpi_transport final : public transport {
     // long segments where the caller asks for it, else by size. A root that keeps source apart
     // from dest sends from source and copies it into its dest while the data goes, with the
     // progress thread driving MPI meanwhile.
-    void broadcast(MPI_Comm c, int rank, void* dest, const void* source, size_t bytes, int root, bool long_chain) {
-        int n = 0;
-        MPI_Comm_size(c, &n);
+    void broadcast(MPI_Comm c, int n, int rank, void* dest, const void* source, size_t bytes, int root, bool long_chain) {
         const bool apart = rank == root && dest != source && !overlap_partly(dest, source, bytes);
         if (rank == root && dest != source && !apart) memmove(dest, source, bytes);
         const void* from = apart ? source : dest;
@@ -679,7 +678,7 @@ class mpi_transport final : public transport {
         }
         const size_t bytes = lengths[static_cast<size_t>(rank)];
         std::vector<char> copy;
-        if (overlaps(dest, at, source, bytes)) {
+        if (overlap_at_all(dest, at, source, bytes)) {
             copy.assign(static_cast<const char*>(source), static_cast<const char*>(source) + bytes);
             source = copy.data();
         }
@@ -725,11 +724,6 @@ class mpi_transport final : public transport {
     MPI_Comm comm(int team) {
         if (comms_[team] == MPI_COMM_NULL) fatal(routine, "team %d has no communicator on this PE", team);
         return comms_[team];
-    }
-
-    static bool overlaps(const void* a, size_t an, const void* b, size_t bn) {
-        const auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
-        return an && bn && x < y + bn && y < x + an;
     }
 
     void strided(bool is_put, void* dest, ptrdiff_t dstride, const void* source, ptrdiff_t sstride, size_t elem,
