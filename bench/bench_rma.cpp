@@ -450,6 +450,13 @@ int main(int argc, char** argv) {
         (void)sink;
 
         // ---- bandwidth: put and get, each completed --------------------------------------------
+        // Against MPI, and on one node also against a plain copy between the mappings.
+        auto measure_bandwidth = [&](const char* name, size_t bytes, auto& ours, auto& mpi, auto& copy) {
+            if (with_memcpy)
+                rep.add_all(name, bytes, measure(o, ours, mpi, copy), {"mpi", "memcpy"});
+            else
+                rep.add_all(name, bytes, measure(o, ours, mpi), {"mpi"});
+        };
         // Quick runs take every eighth power of two; full runs every power of two.
         const int step = o.quick ? 3 : 1;
         for (size_t bytes = 8; bytes <= max_bytes && !o.latency_only; bytes <<= step) {
@@ -466,13 +473,7 @@ int main(int argc, char** argv) {
                 memcpy(peer_dst, local_src, bytes);
                 clobber();
             };
-            if (with_memcpy) {
-                auto p = measure(o, put_ours, put_mpi, put_memcpy);
-                rep.add_all("putmem+quiet", bytes, p, {"mpi", "memcpy"});
-            } else {
-                auto p = measure(o, put_ours, put_mpi);
-                rep.add_all("putmem+quiet", bytes, p, {"mpi"});
-            }
+            measure_bandwidth("putmem+quiet", bytes, put_ours, put_mpi, put_memcpy);
 
             auto get_ours = [&](long, long) {
                 ishmem_getmem(local_dst, sym_src, bytes, peer);
@@ -488,13 +489,7 @@ int main(int argc, char** argv) {
                 memcpy(local_dst, peer_src, bytes);
                 clobber();
             };
-            if (with_memcpy) {
-                auto g = measure(o, get_ours, get_mpi, get_memcpy);
-                rep.add_all("getmem+quiet", bytes, g, {"mpi", "memcpy"});
-            } else {
-                auto g = measure(o, get_ours, get_mpi);
-                rep.add_all("getmem+quiet", bytes, g, {"mpi"});
-            }
+            measure_bandwidth("getmem+quiet", bytes, get_ours, get_mpi, get_memcpy);
         }
         summarize(rep, o, load_before);
         if (o.target != options::target_wait::mpi) ishmem_long_atomic_set(done, 1, peer);

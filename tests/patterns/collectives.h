@@ -271,12 +271,13 @@ template <class T> bool close_enough(T got, T want) {
         return got == want;
 }
 
-// A reduction with combine(a, b), in place and out of place, over the team's members.
-template <class T, class F, class Combine> void reduction(F f, Combine combine, const char* what) {
+// The frame of the reductions and scans: on every team the form takes, out of place and in place,
+// nelems operands a PE; want(t, i) is element i of dest on team PE t.me. Checks every element (the
+// first wrong one reported), the two elements after dest, and dest on PEs outside the team.
+template <class T, class F, class Want> void elementwise(F f, std::size_t nelems, const char* what, Want want) {
     constexpr bool team_form = takes_team_v<F, T*, const T*, std::size_t>;
     const world w;
-    constexpr std::size_t nreduce = 23;
-    sym_array<T> src(nreduce + 2), dst(nreduce + 2);
+    sym_array<T> src(nelems + 2), dst(nelems + 2);
     ASSERT_TRUE(src && dst);
     over_teams<F>(team_form, [&](ishmem_team_t team) {
         const team_view t(team);
@@ -284,25 +285,35 @@ template <class T, class F, class Combine> void reduction(F f, Combine combine, 
             const sym_array<T>& out = in_place ? src : dst;
             dst.fill(sentinel<T>());
             src.fill(sentinel<T>());
-            src.write(0, operands<T>(w.me, nreduce));
+            src.write(0, operands<T>(w.me, nelems));
             ishmem_barrier_all();
             if (t.me >= 0) {
-                EXPECT_EQ(call_on(f, team, out.get(), static_cast<const T*>(src.get()), nreduce), 0);
-                const std::vector<T> got = out.read(0, nreduce + 2);
-                std::size_t bad = 0;
-                for (std::size_t i = 0; i < nreduce; ++i) {
-                    T want = operand<T>(t.world(0), i);
-                    for (int j = 1; j < t.n; ++j) want = combine(want, operand<T>(t.world(j), i));
-                    if (!close_enough(got[i], want) && bad++ == 0)
-                        ADD_FAILURE() << what << (in_place ? " in place" : "") << " over " << t.name() << ": element " << i
-                                      << " is " << show(got[i]) << ", expected " << show(want);
+                EXPECT_EQ(call_on(f, team, out.get(), static_cast<const T*>(src.get()), nelems), 0);
+                const std::vector<T> got = out.read(0, nelems + 2);
+                for (std::size_t i = 0; i < nelems; ++i) {
+                    const T expected = want(t, i);
+                    if (!close_enough(got[i], expected)) {
+                        ADD_FAILURE() << what << (in_place ? " in place" : "") << " over " << t.name() << " on team PE "
+                                      << t.me << ": element " << i << " is " << show(got[i]) << ", expected "
+                                      << show(expected);
+                        break;
+                    }
                 }
-                expect_untouched(got.data() + nreduce, 2, std::string(what) + ": after dest");
+                expect_untouched(got.data() + nelems, 2, std::string(what) + ": after dest");
             } else {
-                expect_untouched(dst.read(0, nreduce + 2), std::string(what) + " on a PE outside the team");
+                expect_untouched(dst.read(0, nelems + 2), std::string(what) + " on a PE outside the team");
             }
             ishmem_barrier_all();
         }
+    });
+}
+
+// A reduction with combine(a, b) over the team's members.
+template <class T, class F, class Combine> void reduction(F f, Combine combine, const char* what) {
+    elementwise<T>(f, 23, what, [&](const team_view& t, std::size_t i) {
+        T want = operand<T>(t.world(0), i);
+        for (int j = 1; j < t.n; ++j) want = combine(want, operand<T>(t.world(j), i));
+        return want;
     });
 }
 
@@ -316,38 +327,10 @@ template <class T, class F> void prod_reduce(F f) { reduction<T>(f, [](T a, T b)
 
 // Prefix sums: team PE i gets the sum over PEs 0..i (inclusive) or 0..i-1 (exclusive; zeros on PE 0).
 template <class T, class F> void scan(F f, bool inclusive) {
-    constexpr bool team_form = takes_team_v<F, T*, const T*, std::size_t>;
-    const world w;
-    constexpr std::size_t nelems = 17;
-    sym_array<T> src(nelems + 2), dst(nelems + 2);
-    ASSERT_TRUE(src && dst);
-    const char* what = inclusive ? "sum_inscan" : "sum_exscan";
-    over_teams<F>(team_form, [&](ishmem_team_t team) {
-        const team_view t(team);
-        for (bool in_place : {false, true}) {
-            const sym_array<T>& out = in_place ? src : dst;
-            dst.fill(sentinel<T>());
-            src.fill(sentinel<T>());
-            src.write(0, operands<T>(w.me, nelems));
-            ishmem_barrier_all();
-            if (t.me >= 0) {
-                EXPECT_EQ(call_on(f, team, out.get(), static_cast<const T*>(src.get()), nelems), 0);
-                const std::vector<T> got = out.read(0, nelems + 2);
-                for (std::size_t i = 0; i < nelems; ++i) {
-                    T want{};
-                    for (int j = 0; j < t.me + (inclusive ? 1 : 0); ++j) want = static_cast<T>(want + operand<T>(t.world(j), i));
-                    if (!close_enough(got[i], want)) {
-                        ADD_FAILURE() << what << (in_place ? " in place" : "") << " over " << t.name() << " on team PE "
-                                      << t.me << ": element " << i << " is " << show(got[i]) << ", expected " << show(want);
-                        break;
-                    }
-                }
-                expect_untouched(got.data() + nelems, 2, std::string(what) + ": after dest");
-            } else {
-                expect_untouched(dst.read(0, nelems + 2), std::string(what) + " on a PE outside the team");
-            }
-            ishmem_barrier_all();
-        }
+    elementwise<T>(f, 17, inclusive ? "sum_inscan" : "sum_exscan", [&](const team_view& t, std::size_t i) {
+        T want{};
+        for (int j = 0; j < t.me + (inclusive ? 1 : 0); ++j) want = static_cast<T>(want + operand<T>(t.world(j), i));
+        return want;
     });
 }
 template <class T, class F> void sum_inscan(F f) { scan<T>(f, true); }
