@@ -654,6 +654,13 @@ TEST(Teams, PoolExhaustionAndRecovery) {
     for (ishmem_team_t m : made) ishmem_team_destroy(m);
 }
 
+// On one PE, where a test has no halves to split: a team of the one PE is made and works.
+void expect_single_pe_team() {
+    owned_team t;
+    EXPECT_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, 1, nullptr, 0, t.out()), 0);
+    expect_team(t.get(), {0}, "single PE");
+}
+
 // The odd PEs fill their pools with teams among themselves; the even PEs hold few. A world-wide split
 // then cannot get a slot on the odd PEs: it must fail on every PE alike (nonzero, ISHMEM_TEAM_INVALID),
 // not hand the even PEs a team whose other members do not have it. After the odd PEs destroy their
@@ -661,11 +668,8 @@ TEST(Teams, PoolExhaustionAndRecovery) {
 TEST(Teams, PoolFullOnSomePesOnly) {
     const world w;
     if (w.n < 2) {
-        // No second half: a world split after a full pool is PoolExhaustionAndRecovery's case; here
-        // just check that a single-PE team is made and works.
-        owned_team t;
-        EXPECT_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, 1, nullptr, 0, t.out()), 0);
-        expect_team(t.get(), {0}, "single PE");
+        // No second half: a world split after a full pool is PoolExhaustionAndRecovery's case.
+        expect_single_pe_team();
         return;
     }
     (void)ishmem_testing::patterns::strided_test_team();
@@ -711,10 +715,8 @@ TEST(Teams, PoolFullOnSomePesOnly) {
 TEST(Teams, DisjointTeamsSplitFromDisjointParents) {
     const world w;
     if (w.n < 2) {
-        // One PE: the "halves" would be the world and nothing; check a team of one PE works instead.
-        owned_team t;
-        EXPECT_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, 1, nullptr, 0, t.out()), 0);
-        expect_team(t.get(), {0}, "single PE");
+        // One PE: the "halves" would be the world and nothing.
+        expect_single_pe_team();
         return;
     }
     const std::vector<int> all = world_pes();
