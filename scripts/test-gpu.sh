@@ -11,12 +11,15 @@
 #   --build-only       configure and build, run nothing
 #   --quick            build only what the GPU tests need (ishmem_gpu_tests, gpu_count, device_error,
 #                      ishmrun, gpu_mpi_ring); the default selection then leaves out the host suite
+#   --handwritten      as --quick, with the hand-written GPU tests alone (ishmem_gpu_handwritten_tests,
+#                      ctests ishmem_gpu_handwritten[_staged,_direct]_np<K>) in place of
+#                      ishmem_gpu_tests: no generated cases, a build some minutes shorter
 #   --no-host-suite    the default selection without ishmem_tests on the CUDA backend
 #   -h, --help         this text
 # Default selection (no REGEX given): the GPU tests (ishmem_gpu_tests_np<K>,
 # ishmem_gpu_tests_staged_np<K> and ishmem_gpu_tests_direct_np<K> for each K of
-# ISHMEM_GPU_TEST_COUNTS that this machine's GPU count allows, gpu_device_error_line and
-# gpu_mpirun_ring), then
+# ISHMEM_GPU_TEST_COUNTS that this machine's GPU count allows, or their ishmem_gpu_handwritten
+# counterparts with --handwritten; gpu_device_error_line and gpu_mpirun_ring), then
 # ishmem_tests_np1 and _np2 with ISHMEM_BACKEND=cuda (as far as there are GPUs for them).
 #
 # Environment:
@@ -44,11 +47,14 @@ usage() { sed -n '2,/^$/{s/^# \{0,1\}//;p}' "$0"; }
 
 selections=()   # "plain<TAB>regex" or "cuda<TAB>regex"
 do_build=1 run_tests=1 quick=0 host_suite=1
+gpu_tests=ishmem_gpu_tests  # the test binary's target, and the name its ctests start with
+gpu_ctests=ishmem_gpu_tests
 while [ $# -gt 0 ]; do
   case $1 in
     --no-build) do_build=0 ;;
     --build-only) run_tests=0 ;;
     --quick) quick=1 host_suite=0 ;;
+    --handwritten) quick=1 host_suite=0 gpu_tests=ishmem_gpu_handwritten_tests gpu_ctests=ishmem_gpu_handwritten ;;
     --no-host-suite) host_suite=0 ;;
     --cuda)
       [ $# -ge 2 ] || { echo "test-gpu.sh: --cuda needs a regex" >&2; exit 2; }
@@ -117,10 +123,11 @@ configure_and_build() {
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DISHMEM_ENABLE_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DISHMEM_BUILD_DOCS=OFF -DISHMEM_BUILD_BENCH=OFF \
     -DISHMEM_BUILD_TESTS=ON -DCMAKE_CUDA20_STANDARD_COMPILE_OPTION=-std=c++20 \
-    -DCMAKE_CUDA20_EXTENSION_COMPILE_OPTION=-std=c++20 ${prefix:+"$prefix"} || return 1
+    -DCMAKE_CUDA20_EXTENSION_COMPILE_OPTION=-std=c++20 ${prefix:+"$prefix"} \
+    -DISHMEM_GPU_HANDWRITTEN_CTESTS="$([ $gpu_ctests = ishmem_gpu_handwritten ] && echo ON || echo OFF)" || return 1
   if [ $quick = 1 ]; then
-    say "build (quick: the GPU test targets) with $jobs jobs"
-    local targets=(ishmem_gpu_tests gpu_count device_error ishmrun)
+    say "build (quick: $gpu_tests and the other GPU test targets) with $jobs jobs"
+    local targets=("$gpu_tests" gpu_count device_error ishmrun)
     # The mpirun ring exists when the MPI bootstrap is built.
     # (grep reads the whole list: with -q it would stop early, and pipefail would see cmake's SIGPIPE.)
     if cmake --build "$build" --target help 2>/dev/null | grep -c ' gpu_mpi_ring$' >/dev/null; then targets+=(gpu_mpi_ring); fi
@@ -227,12 +234,12 @@ main() {
   if [ ${#selections[@]} = 0 ]; then
     local counts="" not="" k hc
     for k in $(registered_counts); do
-      if [ "$k" -le "$gpus" ]; then counts="${counts:+$counts|}$k"; else not="$not ishmem_gpu_tests_np$k"; fi
+      if [ "$k" -le "$gpus" ]; then counts="${counts:+$counts|}$k"; else not="$not ${gpu_ctests}_np$k"; fi
     done
     # With no GPU at all, np1 still runs, to show the skip.
-    [ -z "$counts" ] && not=${not/ ishmem_gpu_tests_np1/}
+    [ -z "$counts" ] && not=${not/ ${gpu_ctests}_np1/}
     [ -n "$not" ] && echo "not selected, more PEs than GPUs:$not"
-    selections+=("plain"$'\t'"^(ishmem_gpu_tests_(direct_|staged_)?np(${counts:-1})|gpu_device_error_line|gpu_mpirun_ring)\$")
+    selections+=("plain"$'\t'"^(${gpu_ctests}_(direct_|staged_)?np(${counts:-1})|gpu_device_error_line|gpu_mpirun_ring)\$")
     if [ $host_suite = 1 ] && [ "$gpus" -ge 1 ]; then
       hc=1
       [ "$gpus" -ge 2 ] && hc="1|2"
