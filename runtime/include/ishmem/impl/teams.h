@@ -162,15 +162,14 @@ inline bool check_team_pe(const char* routine, ishmem_team_t team, const char* p
     const team_t* t = find_team(team);
     return (t && static_cast<unsigned>(pe) < static_cast<unsigned>(t->size)) || report_bad_team_pe(routine, team, param, pe);
 }
-// Two arrays of `bytes` that are neither the same nor disjoint (host and device checks).
-ISHMEM_HD inline bool overlap_partly(const void* pa, const void* pb, size_t bytes) {
-    const auto x = reinterpret_cast<uintptr_t>(pa), y = reinterpret_cast<uintptr_t>(pb);
-    return !(x == y || bytes == 0 || x + bytes <= y || y + bytes <= x);
-}
 // Whether a_bytes at pa and b_bytes at pb share a byte (host and device checks).
 ISHMEM_HD inline bool overlap_at_all(const void* pa, size_t a_bytes, const void* pb, size_t b_bytes) {
     const auto x = reinterpret_cast<uintptr_t>(pa), y = reinterpret_cast<uintptr_t>(pb);
     return a_bytes != 0 && b_bytes != 0 && x < y + b_bytes && y < x + a_bytes;
+}
+// Two arrays of `bytes` that are neither the same nor disjoint (host and device checks).
+ISHMEM_HD inline bool overlap_partly(const void* pa, const void* pb, size_t bytes) {
+    return pa != pb && overlap_at_all(pa, bytes, pb, bytes);
 }
 // a (a_bytes) must lie wholly outside b (b_bytes): a collect's source outside its dest.
 inline bool check_outside(const char* routine, const char* a, const void* pa, size_t a_bytes, const char* b,
