@@ -620,11 +620,16 @@ class mpi_transport final : public transport {
     // 4-8 KiB alike, 16-24 KiB 0.69-0.74 -> 0.72-0.82 (stop 44). (With more PEs than cores the
     // middle member must be scheduled to pass each message on: 4 PEs on 2 cores lost 6x at 1-16
     // KiB, stop 43.)
-    // On 2 members from pair_whole_min to p2p_chain_max a broadcast is one message (a
+    // On 2 members from pair_whole_min to pair_whole_max a broadcast is one message (a
     // rendezvous): the chain's eager segments won below it (2 x 1 PEs, of MPI_Bcast, segments /
     // one: 128 KiB 0.73 / 1.02, 160 KiB 0.95 / 1.02) but ranged 0.97-1.15 at 256 KiB between
-    // runs, one message 1.01-1.02 (stop 44).
-    static constexpr size_t chain_short_max = size_t{32} << 10, pair_whole_min = size_t{192} << 10;
+    // runs, one message 1.01-1.02 (stop 44). Past p2p_chain_max, where MPI_Ibcast was the choice
+    // before, two A/Bs of 6 rounds each (2 x 1 PEs, 16-core Xeon), MPI_Ibcast / one message: 1 MiB
+    // 1.20 / 1.11 and 1.25 / 1.13, 4 MiB 1.04 / 1.02 and 1.01 / 1.02, 512 KiB 1.19 / 1.17 and
+    // 1.20 / 1.23 (stop 46). Larger ones stay with MPI_Ibcast (16 MiB 0.98 of MPI_Bcast, stop 45),
+    // not measured as one message.
+    static constexpr size_t chain_short_max = size_t{32} << 10, pair_whole_min = size_t{192} << 10,
+                            pair_whole_max = size_t{4} << 20;
     static constexpr size_t p2p_coll_max = 8192, p2p_bcast_max = size_t{64} << 10,
                             p2p_alltoall_max = size_t{64} << 10, p2p_collect_max = size_t{64} << 10,
                             p2p_reduce_max = size_t{1} << 30;
@@ -652,7 +657,7 @@ class mpi_transport final : public transport {
         if (long_chain) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own, mpi::p2p_collectives::long_segments);
         else if (n == 3 && bytes < chain_short_max) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own);
         else if (bytes <= p2p_bcast_max) p2p_.broadcast(c, dest, bytes, root, from, copy_own);
-        else if (n == 2 && bytes >= pair_whole_min && bytes <= p2p_chain_max)
+        else if (n == 2 && bytes >= pair_whole_min && bytes <= pair_whole_max)
             p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own, {bytes, 1});
         else if (bytes <= p2p_chain_max) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own);
         else {
