@@ -28,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <initializer_list>
 #include <set>
@@ -62,6 +63,11 @@ struct options : bench::options {
     // --mpi-on-heap: the MPI peer's buffers are symmetric too (ishmem_malloc) instead of private
     // memory: tells the cost of the memory (the heap is a shared mapping) from that of the library.
     bool mpi_on_heap = false;
+    // --mpi-whole-answer: the MPI peer also leaves what ishmem's call leaves and MPI's collective
+    // does not: the root's dest in broadcasts (a copy of its source before MPI_Bcast, where by
+    // default MPI_Bcast works in place on the root's data) and rank 0's zeroed dest in exscans
+    // (MPI_Exscan leaves it undefined). The same answer, written directly in MPI.
+    bool mpi_whole_answer = false;
     // --ops: the ops to run (names as in the CSV; any barrier's name runs all three); empty: every
     // op. asked: every name the driver has asked about, so that a name in --ops that is no op's
     // shows at the end (unknown_ops).
@@ -96,7 +102,7 @@ template <class Names> std::string joined(const Names& names) {
 
 void usage(const char* argv0) {
     fprintf(stderr,
-            "usage: mpirun -n P %s [--quick] [--csv FILE] [--sizes LIST] [--batches N] [--batch-ms MS] [--mpi-nb] [--mpi-on-heap] [--mpi-beside-thread] [--ops LIST]\n"
+            "usage: mpirun -n P %s [--quick] [--csv FILE] [--sizes LIST] [--batches N] [--batch-ms MS] [--mpi-nb] [--mpi-on-heap] [--mpi-whole-answer] [--mpi-beside-thread] [--ops LIST]\n"
             "  Every ishmem collective on the world team next to Open MPI's equivalent, on all P processes.\n"
             "  --quick          few, short batches and three small sizes (a smoke test; numbers are rough)\n"
             "  --csv FILE       also write the CSV lines to FILE\n"
@@ -106,6 +112,8 @@ void usage(const char* argv0) {
             "  --batch-ms MS    target duration of one batch in ms (default 5, quick 0.2)\n"
             "  --mpi-nb         the MPI peer is each collective's non-blocking form + MPI_Wait\n"
             "  --mpi-on-heap    the MPI peer's buffers come from ishmem_malloc too (the same kind of memory)\n"
+            "  --mpi-whole-answer  the MPI peer leaves ishmem's answer: its broadcast root copies source into dest\n"
+            "                   first (MPI_Bcast+copy), its exscan zeroes rank 0's dest (MPI_Exscan+zero)\n"
             "  --mpi-beside-thread  ishmem's progress thread runs on during the MPI peer's batches (by default it is\n"
             "                   held then: MPI as in a program without ishmem)\n"
             "  --ops LIST       only these ops, comma-separated, named as in the CSV (e.g. int64_sum_inscan;\n"
@@ -149,6 +157,7 @@ options parse(int argc, char** argv) {
     bench::parse_options(o, argc, argv, [&](const std::string& a, int& i) {
         if (a == "--mpi-nb") return o.mpi_nb = true;
         if (a == "--mpi-on-heap") return o.mpi_on_heap = true;
+        if (a == "--mpi-whole-answer") return o.mpi_whole_answer = true;
         if (a == "--ops" && i + 1 < argc) {
             for (const std::string& op : split_commas(argv[++i]))
                 if (!op.empty()) o.ops.push_back(op);
@@ -482,10 +491,11 @@ void summarize(const coll_bench& b, const options& o, double load_before, double
     const double load_after = bench::load_average();
     printf("\n# summary: %s run on %d PEs (%ld CPUs%s), %d rounds of ~%.1f ms batches per variant, %.1f s; "
            "times: medians of the slowest PE's time per call; ratios ishmem/MPI: medians of the ratios within a "
-           "round [quartiles]; peer %s%s%s\n",
+           "round [quartiles]; peer %s%s%s%s\n",
            o.quick ? "quick (rough numbers)" : "full", b.npes_, cpus, b.npes_ > cpus ? ", oversubscribed" : "",
            o.batches, o.batch_us / 1000.0, seconds, bench::mpi_version().c_str(),
            o.mpi_on_heap ? ", its buffers on the symmetric heap (--mpi-on-heap)" : "",
+           o.mpi_whole_answer ? ", leaving ishmem's whole answer (--mpi-whole-answer)" : "",
            bench::peer_thread_note(o.mpi_beside_thread));
     printf("# load average %.2f before, %.2f after%s\n", load_before, load_after,
            bench::load_note(load_before, load_after, cpus));
@@ -688,17 +698,19 @@ int main(int argc, char** argv) {
     auto sentinel_fill = [](void* p, size_t n) { memset(p, sentinel, n + guard_bytes); };
     auto dst_of = [&](bool mpi) { return mpi ? mpi_dst : sym_dst; };
     const int root = 0;
-    // The MPI peer's name: "MPI_Bcast", or with --mpi-nb "MPI_Ibcast+MPI_Wait" (names that live as
-    // long as the run: the rows keep them).
-    std::vector<std::string> nb_names;
-    nb_names.reserve(16);
-    auto nb_name = [&](const char* blocking) -> const char* {
-        if (!o.mpi_nb) return blocking;
-        std::string n = std::string("MPI_I") + static_cast<char>(tolower(blocking[4])) + (blocking + 5) + "+MPI_Wait";
-        for (const std::string& k : nb_names)
+    // The MPI peer's name: "MPI_Bcast", or with --mpi-nb "MPI_Ibcast+MPI_Wait", and with `extra`
+    // (what --mpi-whole-answer adds) "MPI_Bcast+copy" (names that live as long as the run: the rows
+    // keep them, so a deque, whose elements stay put).
+    std::deque<std::string> peer_names;
+    auto nb_name = [&](const char* blocking, const char* extra = nullptr) -> const char* {
+        if (!o.mpi_nb && !extra) return blocking;
+        std::string n = o.mpi_nb ? std::string("MPI_I") + static_cast<char>(tolower(blocking[4])) + (blocking + 5) + "+MPI_Wait"
+                                 : std::string(blocking);
+        if (extra) n += extra;
+        for (const std::string& k : peer_names)
             if (k == n) return k.c_str();
-        nb_names.push_back(n);
-        return nb_names.back().c_str();
+        peer_names.push_back(n);
+        return peer_names.back().c_str();
     };
     auto allreduce = [&](const void* src, void* dst, int n, MPI_Datatype type) {
         if (!o.mpi_nb) return (void)MPI_Allreduce(src, dst, n, type, MPI_SUM, world);
@@ -714,15 +726,17 @@ int main(int argc, char** argv) {
         // MPI_Bcast works in place (the root's buffer is the source); ishmem copies source to dest on
         // every PE, the root included. Every PE's source differs, so a copy from the wrong PE fails.
         b.op(
-            "broadcastmem", bytes, nb_name("MPI_Bcast"),
+            "broadcastmem", bytes, nb_name("MPI_Bcast", o.mpi_whole_answer ? "+copy" : nullptr),
             [&] {
                 fill_pattern(sym_src, bytes, tag(T_BCAST, me), 0);
                 sentinel_fill(sym_dst, bytes);
                 sentinel_fill(mpi_dst, bytes);
-                if (me == root) fill_pattern(mpi_dst, bytes, tag(T_BCAST, root), 0);
+                if (o.mpi_whole_answer) fill_pattern(mpi_src, bytes, tag(T_BCAST, me), 0);
+                else if (me == root) fill_pattern(mpi_dst, bytes, tag(T_BCAST, root), 0);
             },
             [&] { return ishmem_broadcastmem(sym_dst, sym_src, bytes, root); },
             [&] {
+                if (o.mpi_whole_answer && me == root) memcpy(mpi_dst, mpi_src, bytes);
                 if (!o.mpi_nb) return (void)MPI_Bcast(mpi_dst, count, MPI_BYTE, root, world);
                 MPI_Request r;
                 MPI_Ibcast(mpi_dst, count, MPI_BYTE, root, world, &r);
@@ -902,16 +916,20 @@ int main(int argc, char** argv) {
 
         // MPI_Exscan leaves rank 0's dest undefined; ishmem's exscan gives zeros there.
         b.op(
-            "int64_sum_exscan", nbytes, nb_name("MPI_Exscan"), [&] { fill_i64(T_EXSCAN); },
-            [&] { return ishmem_int64_sum_exscan(d64, s64, nelems); },
+            "int64_sum_exscan", nbytes, nb_name("MPI_Exscan", o.mpi_whole_answer ? "+zero" : nullptr),
+            [&] { fill_i64(T_EXSCAN); }, [&] { return ishmem_int64_sum_exscan(d64, s64, nelems); },
             [&] {
-                if (!o.mpi_nb) return (void)MPI_Exscan(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world);
-                MPI_Request r;
-                MPI_Iexscan(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world, &r);
-                MPI_Wait(&r, MPI_STATUS_IGNORE);
+                if (!o.mpi_nb) {
+                    MPI_Exscan(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world);
+                } else {
+                    MPI_Request r;
+                    MPI_Iexscan(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world, &r);
+                    MPI_Wait(&r, MPI_STATUS_IGNORE);
+                }
+                if (o.mpi_whole_answer && me == 0) memset(mpi_dst, 0, nbytes);
             },
             [&](bool mpi) {
-                if (mpi && me == 0) return std::string();
+                if (mpi && me == 0 && !o.mpi_whole_answer) return std::string();
                 return check_i64(dst_of(mpi), T_EXSCAN, 0, me);
             });
     }
