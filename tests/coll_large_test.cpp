@@ -417,13 +417,14 @@ void check_broadcasts_in_a_row(std::initializer_list<std::size_t> sizes) {
 }
 
 // Large ones (across nodes: the node steps and the leaders' broadcast, whose roles change with the
-// root, in a row; 200001 and 262144 bytes go down the transport's chain of segments, or as one
-// message on 2 members; from 512 KiB one chain of all members on 3 or 4 single-PE nodes, whose
-// 256 KiB segments of 1 MiB + 5 and 3 MiB + 3 bytes fill the sends under way and go on as they
-// finish; else MPI_Ibcast).
+// root, in a row; 200001 and 262144 bytes go down the transport's chain of segments; on 2 members
+// everything from 200001 bytes to 4 MiB is one message, 4 MiB + 1 MPI_Ibcast; from 512 KiB one
+// chain of all members on 3 or 4 single-PE nodes, whose 256 KiB segments of 1 MiB + 5 and 3 MiB +
+// 3 bytes fill the sends under way and go on as they finish; else MPI_Ibcast).
 TEST(CollLarge, LargeBroadcastsInARowFromEveryRoot) {
     check_broadcasts_in_a_row({std::size_t{200001}, std::size_t{256} << 10, std::size_t{512} << 10, std::size_t{700001},
-                               (std::size_t{1} << 20) + 5, (std::size_t{3} << 20) + 3});
+                               (std::size_t{1} << 20) + 5, (std::size_t{3} << 20) + 3, std::size_t{4} << 20,
+                               (std::size_t{4} << 20) + 1});
 }
 
 // Small ones, around the sizes where the transport's broadcast on 3 members (3 single-PE nodes,
