@@ -702,7 +702,7 @@ int main(int argc, char** argv) {
     // (what --mpi-whole-answer adds) "MPI_Bcast+copy" (names that live as long as the run: the rows
     // keep them, so a deque, whose elements stay put).
     std::deque<std::string> peer_names;
-    auto nb_name = [&](const char* blocking, const char* extra = nullptr) -> const char* {
+    auto peer_name = [&](const char* blocking, const char* extra = nullptr) -> const char* {
         if (!o.mpi_nb && !extra) return blocking;
         std::string n = o.mpi_nb ? std::string("MPI_I") + static_cast<char>(tolower(blocking[4])) + (blocking + 5) + "+MPI_Wait"
                                  : std::string(blocking);
@@ -726,7 +726,7 @@ int main(int argc, char** argv) {
         // MPI_Bcast works in place (the root's buffer is the source); ishmem copies source to dest on
         // every PE, the root included. Every PE's source differs, so a copy from the wrong PE fails.
         b.op(
-            "broadcastmem", bytes, nb_name("MPI_Bcast", o.mpi_whole_answer ? "+copy" : nullptr),
+            "broadcastmem", bytes, peer_name("MPI_Bcast", o.mpi_whole_answer ? "+copy" : nullptr),
             [&] {
                 fill_pattern(sym_src, bytes, tag(T_BCAST, me), 0);
                 sentinel_fill(sym_dst, bytes);
@@ -750,7 +750,7 @@ int main(int argc, char** argv) {
         // ---- alltoallmem vs MPI_Alltoall: block j of PE i's source to block i of PE j's dest --------
         const size_t all = bytes * static_cast<size_t>(npes);
         b.op(
-            "alltoallmem", bytes, nb_name("MPI_Alltoall"),
+            "alltoallmem", bytes, peer_name("MPI_Alltoall"),
             [&] {
                 for (int j = 0; j < npes; ++j) {
                     fill_pattern(sym_src + bytes * j, bytes, tag(T_A2A, me), static_cast<uint64_t>(j));
@@ -778,7 +778,7 @@ int main(int argc, char** argv) {
 
         // ---- fcollectmem vs MPI_Allgather: every PE's bytes, in PE order, on every PE --------------
         b.op(
-            "fcollectmem", bytes, nb_name("MPI_Allgather"),
+            "fcollectmem", bytes, peer_name("MPI_Allgather"),
             [&] {
                 fill_pattern(sym_src, bytes, tag(T_FCOLLECT, me), 0);
                 fill_pattern(mpi_src, bytes, tag(T_FCOLLECT, me), 0);
@@ -812,7 +812,7 @@ int main(int argc, char** argv) {
         }
         const size_t mine = static_cast<size_t>(counts[me]);
         b.op(
-            "collectmem", bytes, nb_name("MPI_Allgatherv"),
+            "collectmem", bytes, peer_name("MPI_Allgatherv"),
             [&] {
                 fill_pattern(sym_src, mine, tag(T_COLLECT, me), 0);
                 fill_pattern(mpi_src, mine, tag(T_COLLECT, me), 0);
@@ -870,13 +870,13 @@ int main(int argc, char** argv) {
         auto* d64 = reinterpret_cast<int64_t*>(sym_dst);
 
         b.op(
-            "int64_sum_reduce", nbytes, nb_name("MPI_Allreduce"), [&] { fill_i64(T_RED_I64); },
+            "int64_sum_reduce", nbytes, peer_name("MPI_Allreduce"), [&] { fill_i64(T_RED_I64); },
             [&] { return ishmem_int64_sum_reduce(d64, s64, nelems); },
             [&] { allreduce(mpi_src, mpi_dst, ncount, MPI_INT64_T); },
             [&](bool mpi) { return check_i64(dst_of(mpi), T_RED_I64, 0, npes); });
 
         b.op(
-            "double_sum_reduce", nbytes, nb_name("MPI_Allreduce"),
+            "double_sum_reduce", nbytes, peer_name("MPI_Allreduce"),
             [&] {
                 auto* s = reinterpret_cast<double*>(sym_src);
                 auto* m = reinterpret_cast<double*>(mpi_src);
@@ -904,7 +904,7 @@ int main(int argc, char** argv) {
             });
 
         b.op(
-            "int64_sum_inscan", nbytes, nb_name("MPI_Scan"), [&] { fill_i64(T_INSCAN); },
+            "int64_sum_inscan", nbytes, peer_name("MPI_Scan"), [&] { fill_i64(T_INSCAN); },
             [&] { return ishmem_int64_sum_inscan(d64, s64, nelems); },
             [&] {
                 if (!o.mpi_nb) return (void)MPI_Scan(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world);
@@ -916,7 +916,7 @@ int main(int argc, char** argv) {
 
         // MPI_Exscan leaves rank 0's dest undefined; ishmem's exscan gives zeros there.
         b.op(
-            "int64_sum_exscan", nbytes, nb_name("MPI_Exscan", o.mpi_whole_answer ? "+zero" : nullptr),
+            "int64_sum_exscan", nbytes, peer_name("MPI_Exscan", o.mpi_whole_answer ? "+zero" : nullptr),
             [&] { fill_i64(T_EXSCAN); }, [&] { return ishmem_int64_sum_exscan(d64, s64, nelems); },
             [&] {
                 if (!o.mpi_nb) {

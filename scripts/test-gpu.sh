@@ -47,14 +47,15 @@ usage() { sed -n '2,/^$/{s/^# \{0,1\}//;p}' "$0"; }
 
 selections=()   # "plain<TAB>regex" or "cuda<TAB>regex"
 do_build=1 run_tests=1 quick=0 host_suite=1
-gpu_tests=ishmem_gpu_tests  # the test binary's target, and the name its ctests start with
-gpu_ctests=ishmem_gpu_tests
+handwritten=OFF             # --handwritten: ISHMEM_GPU_HANDWRITTEN_CTESTS, and these two follow it
+gpu_tests=ishmem_gpu_tests  # the test binary's target
+gpu_ctests=ishmem_gpu_tests # the name its ctests start with
 while [ $# -gt 0 ]; do
   case $1 in
     --no-build) do_build=0 ;;
     --build-only) run_tests=0 ;;
     --quick) quick=1 host_suite=0 ;;
-    --handwritten) quick=1 host_suite=0 gpu_tests=ishmem_gpu_handwritten_tests gpu_ctests=ishmem_gpu_handwritten ;;
+    --handwritten) quick=1 host_suite=0 handwritten=ON gpu_tests=ishmem_gpu_handwritten_tests gpu_ctests=ishmem_gpu_handwritten ;;
     --no-host-suite) host_suite=0 ;;
     --cuda)
       [ $# -ge 2 ] || { echo "test-gpu.sh: --cuda needs a regex" >&2; exit 2; }
@@ -124,7 +125,7 @@ configure_and_build() {
     -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DISHMEM_BUILD_DOCS=OFF -DISHMEM_BUILD_BENCH=OFF \
     -DISHMEM_BUILD_TESTS=ON -DCMAKE_CUDA20_STANDARD_COMPILE_OPTION=-std=c++20 \
     -DCMAKE_CUDA20_EXTENSION_COMPILE_OPTION=-std=c++20 ${prefix:+"$prefix"} \
-    -DISHMEM_GPU_HANDWRITTEN_CTESTS="$([ $gpu_ctests = ishmem_gpu_handwritten ] && echo ON || echo OFF)" || return 1
+    -DISHMEM_GPU_HANDWRITTEN_CTESTS=$handwritten || return 1
   if [ $quick = 1 ]; then
     say "build (quick: $gpu_tests and the other GPU test targets) with $jobs jobs"
     local targets=("$gpu_tests" gpu_count device_error ishmrun)
