@@ -11,7 +11,9 @@
 # --layout  PEs per node as tests/multinode/netns_mpirun.sh takes it (1,2,1); repeat for more
 #           (default 1,1).
 # --variant a name and the settings its runs get (ISHMEM_HIERARCHICAL=0, or a temporary knob of
-#           the tree); repeat for each (default: one variant, base, with no settings).
+#           the tree) and bench_coll options of its own (words that start with -, e.g.
+#           'samepeer --mpi-whole-answer'); repeat for each (default: one variant, base, with no
+#           settings).
 # --build   configure and build bench_coll, ishmrun and the MPI transport into --build-dir first
 #           (host backend only; default build-host). Without it the build must be there.
 # --limit   stop starting runs once this many seconds have gone by since the start (a device
@@ -61,13 +63,17 @@ for ((round = 1; round <= rounds; ++round)); do
   for layout in "${layouts[@]}"; do
     for ((i = 0; i < ${#variants[@]}; ++i)); do
       read -ra v <<<"${variants[$(( (i + round) % ${#variants[@]} ))]}"
+      settings=() args=()
+      for w in "${v[@]:1}"; do
+        case $w in -*) args+=("$w") ;; *) settings+=("$w") ;; esac
+      done
       if [ $(( limit - $(elapsed) )) -lt $(( job_timeout / 4 + 5 )) ]; then
         echo "out of time before round $round, $layout, ${v[0]}"
         exit $(( failed > 0 ))
       fi
       f="$out/coll-$round-${layout//,/-}-${v[0]}"
-      env "${v[@]:1}" timeout $(( job_timeout + 5 )) tests/multinode/netns_mpirun.sh --layout "$layout" \
-        --timeout "$job_timeout" -- "$build_dir/bench/bench_coll" "$@" --csv "$f.csv" > "$f.txt" 2>&1
+      env "${settings[@]}" timeout $(( job_timeout + 5 )) tests/multinode/netns_mpirun.sh --layout "$layout" \
+        --timeout "$job_timeout" -- "$build_dir/bench/bench_coll" "$@" "${args[@]}" --csv "$f.csv" > "$f.txt" 2>&1
       rc=$?
       if [ $rc = 77 ]; then  # (no root, mpirun or ip: netns_mpirun.sh says which)
         cat "$f.txt"
