@@ -24,6 +24,12 @@
 #include <stdint.h>
 
 #include "ishmem/cuda/device_state.h"
+
+// Device debug builds (-G) are known to give block-wide _work_group calls wrong values
+// (docs/guide/cuda.rst); said once per device pass, at compile time.
+#if defined(__CUDACC_DEBUG__) && defined(__CUDA_ARCH__)
+#warning "ishmem: device code built with -G is not supported: block-wide _work_group calls may read wrong values (see the CUDA guide); build device code optimized"
+#endif
 #include "ishmem/generated/constants.h"
 #include "ishmem/impl/print.h"
 
