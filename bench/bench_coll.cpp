@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "bench_common.h"
+#include "mpi_p2p_peer.h"
 #include "ishmem.h"
 #include "ishmemx.h"
 
@@ -68,6 +69,10 @@ struct options : bench::options {
     // default MPI_Bcast works in place on the root's data) and rank 0's zeroed dest in exscans
     // (MPI_Exscan leaves it undefined). The same answer, written directly in MPI.
     bool mpi_whole_answer = false;
+    // --mpi-p2p: the MPI peer of broadcastmem and the scans is those collectives written as MPI
+    // point-to-point messages and a polled MPI_Testall (mpi_p2p_peer.h), the way ishmem's transport
+    // uses MPI across nodes: tells the cost of that use of MPI from that of ishmem's code around it.
+    bool mpi_p2p = false;
     // --ops: the ops to run (names as in the CSV; any barrier's name runs all three); empty: every
     // op. asked: every name the driver has asked about, so that a name in --ops that is no op's
     // shows at the end (unknown_ops).
@@ -102,7 +107,7 @@ template <class Names> std::string joined(const Names& names) {
 
 void usage(const char* argv0) {
     fprintf(stderr,
-            "usage: mpirun -n P %s [--quick] [--csv FILE] [--sizes LIST] [--batches N] [--batch-ms MS] [--mpi-nb] [--mpi-on-heap] [--mpi-whole-answer] [--mpi-beside-thread] [--ops LIST]\n"
+            "usage: mpirun -n P %s [--quick] [--csv FILE] [--sizes LIST] [--batches N] [--batch-ms MS] [--mpi-nb] [--mpi-on-heap] [--mpi-whole-answer] [--mpi-p2p] [--mpi-beside-thread] [--ops LIST]\n"
             "  Every ishmem collective on the world team next to Open MPI's equivalent, on all P processes.\n"
             "  --quick          few, short batches and three small sizes (a smoke test; numbers are rough)\n"
             "  --csv FILE       also write the CSV lines to FILE\n"
@@ -114,6 +119,9 @@ void usage(const char* argv0) {
             "  --mpi-on-heap    the MPI peer's buffers come from ishmem_malloc too (the same kind of memory)\n"
             "  --mpi-whole-answer  the MPI peer leaves ishmem's answer: its broadcast root copies source into dest\n"
             "                   first (MPI_Bcast+copy), its exscan zeroes rank 0's dest (MPI_Exscan+zero)\n"
+            "  --mpi-p2p        the MPI peer of broadcastmem and the scans is MPI_Isend/MPI_Irecv with a polled\n"
+            "                   MPI_Testall (a binomial tree, a chain: p2p_bcast, p2p_scan, p2p_exscan), as ishmem's\n"
+            "                   transport uses MPI across nodes; the other ops keep their MPI collectives\n"
             "  --mpi-beside-thread  ishmem's progress thread runs on during the MPI peer's batches (by default it is\n"
             "                   held then: MPI as in a program without ishmem)\n"
             "  --ops LIST       only these ops, comma-separated, named as in the CSV (e.g. int64_sum_inscan;\n"
@@ -158,6 +166,7 @@ options parse(int argc, char** argv) {
         if (a == "--mpi-nb") return o.mpi_nb = true;
         if (a == "--mpi-on-heap") return o.mpi_on_heap = true;
         if (a == "--mpi-whole-answer") return o.mpi_whole_answer = true;
+        if (a == "--mpi-p2p") return o.mpi_p2p = true;
         if (a == "--ops" && i + 1 < argc) {
             for (const std::string& op : split_commas(argv[++i]))
                 if (!op.empty()) o.ops.push_back(op);
@@ -175,6 +184,7 @@ options parse(int argc, char** argv) {
         }
         return true;
     });
+    if (o.mpi_p2p && o.mpi_nb && o.bad.empty()) o.bad = "--mpi-p2p with --mpi-nb (one peer form at a time)";
     if (o.sizes.empty()) o.sizes = o.quick ? quick_sizes : default_sizes;
     std::sort(o.sizes.begin(), o.sizes.end());
     o.sizes.erase(std::unique(o.sizes.begin(), o.sizes.end()), o.sizes.end());
@@ -491,11 +501,12 @@ void summarize(const coll_bench& b, const options& o, double load_before, double
     const double load_after = bench::load_average();
     printf("\n# summary: %s run on %d PEs (%ld CPUs%s), %d rounds of ~%.1f ms batches per variant, %.1f s; "
            "times: medians of the slowest PE's time per call; ratios ishmem/MPI: medians of the ratios within a "
-           "round [quartiles]; peer %s%s%s%s\n",
+           "round [quartiles]; peer %s%s%s%s%s\n",
            o.quick ? "quick (rough numbers)" : "full", b.npes_, cpus, b.npes_ > cpus ? ", oversubscribed" : "",
            o.batches, o.batch_us / 1000.0, seconds, bench::mpi_version().c_str(),
            o.mpi_on_heap ? ", its buffers on the symmetric heap (--mpi-on-heap)" : "",
            o.mpi_whole_answer ? ", leaving ishmem's whole answer (--mpi-whole-answer)" : "",
+           o.mpi_p2p ? ", broadcasts and scans as polled point-to-point messages (--mpi-p2p)" : "",
            bench::peer_thread_note(o.mpi_beside_thread));
     printf("# load average %.2f before, %.2f after%s\n", load_before, load_after,
            bench::load_note(load_before, load_after, cpus));
@@ -583,6 +594,7 @@ int main(int argc, char** argv) {
     auto* mpi_src = static_cast<unsigned char*>(o.mpi_on_heap ? ishmem_align(4096, mpi_cap) : aligned_alloc(4096, mpi_cap));
     auto* mpi_dst = static_cast<unsigned char*>(o.mpi_on_heap ? ishmem_align(4096, mpi_cap) : aligned_alloc(4096, mpi_cap));
     if (!mpi_src || !mpi_dst) die("out of memory");
+    std::vector<int64_t> scan_scratch(o.mpi_p2p ? cap / 8 : 0);  // (--mpi-p2p's scans)
     // Every PE touches its own memory first, so that no page fault lands in a measurement.
     memset(sym_src, 0, cap);
     memset(sym_dst, 0, cap);
@@ -726,7 +738,7 @@ int main(int argc, char** argv) {
         // MPI_Bcast works in place (the root's buffer is the source); ishmem copies source to dest on
         // every PE, the root included. Every PE's source differs, so a copy from the wrong PE fails.
         b.op(
-            "broadcastmem", bytes, peer_name("MPI_Bcast", o.mpi_whole_answer ? "+copy" : nullptr),
+            "broadcastmem", bytes, peer_name(o.mpi_p2p ? "p2p_bcast" : "MPI_Bcast", o.mpi_whole_answer ? "+copy" : nullptr),
             [&] {
                 fill_pattern(sym_src, bytes, tag(T_BCAST, me), 0);
                 sentinel_fill(sym_dst, bytes);
@@ -737,6 +749,7 @@ int main(int argc, char** argv) {
             [&] { return ishmem_broadcastmem(sym_dst, sym_src, bytes, root); },
             [&] {
                 if (o.mpi_whole_answer && me == root) memcpy(mpi_dst, mpi_src, bytes);
+                if (o.mpi_p2p) return bench::p2p_peer::broadcast(mpi_dst, count, root, world);
                 if (!o.mpi_nb) return (void)MPI_Bcast(mpi_dst, count, MPI_BYTE, root, world);
                 MPI_Request r;
                 MPI_Ibcast(mpi_dst, count, MPI_BYTE, root, world, &r);
@@ -904,9 +917,12 @@ int main(int argc, char** argv) {
             });
 
         b.op(
-            "int64_sum_inscan", nbytes, peer_name("MPI_Scan"), [&] { fill_i64(T_INSCAN); },
+            "int64_sum_inscan", nbytes, peer_name(o.mpi_p2p ? "p2p_scan" : "MPI_Scan"), [&] { fill_i64(T_INSCAN); },
             [&] { return ishmem_int64_sum_inscan(d64, s64, nelems); },
             [&] {
+                if (o.mpi_p2p)
+                    return bench::p2p_peer::scan(reinterpret_cast<const int64_t*>(mpi_src), reinterpret_cast<int64_t*>(mpi_dst),
+                                                 ncount, true, scan_scratch.data(), world);
                 if (!o.mpi_nb) return (void)MPI_Scan(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world);
                 MPI_Request r;
                 MPI_Iscan(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world, &r);
@@ -916,10 +932,14 @@ int main(int argc, char** argv) {
 
         // MPI_Exscan leaves rank 0's dest undefined; ishmem's exscan gives zeros there.
         b.op(
-            "int64_sum_exscan", nbytes, peer_name("MPI_Exscan", o.mpi_whole_answer ? "+zero" : nullptr),
+            "int64_sum_exscan", nbytes,
+            peer_name(o.mpi_p2p ? "p2p_exscan" : "MPI_Exscan", o.mpi_whole_answer ? "+zero" : nullptr),
             [&] { fill_i64(T_EXSCAN); }, [&] { return ishmem_int64_sum_exscan(d64, s64, nelems); },
             [&] {
-                if (!o.mpi_nb) {
+                if (o.mpi_p2p) {
+                    bench::p2p_peer::scan(reinterpret_cast<const int64_t*>(mpi_src), reinterpret_cast<int64_t*>(mpi_dst),
+                                          ncount, false, scan_scratch.data(), world);
+                } else if (!o.mpi_nb) {
                     MPI_Exscan(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world);
                 } else {
                     MPI_Request r;
