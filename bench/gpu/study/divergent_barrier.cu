@@ -24,6 +24,9 @@
 //                warp 0 get 0 from wait_until_any on the masked set. The trigger is thread 0's
 //                test_any on that set (the part after `nelems == 0`: the libcu++ system-scope
 //                atomic_ref load of the scan start); without the atomic_ref it passed
+//   lib_warp_in, lib_warp_read  as lib, with a candidate mitigation in the group forms: the
+//                warp meets (__syncwarp) as leader_then_share starts, before its leader works alone
+//                (in), or after from_leader's first block barrier, before the slot is read (read)
 //   lib_early    as lib, plus a check after the `if`: lanes 1-31 of warp 0 that are past it before
 //                thread 0 has finished its calls (counted, not a failure: nothing promises that a
 //                warp reconverges there). That check alone makes every value right again
@@ -216,15 +219,19 @@ __device__ inline lib_set<T, decltype(lib_values_of(V{}))> lib_make_set(T* ivars
 }
 
 // from_leader and leader_then_share as in device.cuh.
-template <class T> __device__ inline T lib_from_leader(const cg::thread_block& g, T v) {
+// Fix (candidate mitigations, see the header): 1 the warp meets (__syncwarp) as the group form
+// starts, before the leader works alone; 2 it meets after the first block barrier, before the read.
+template <int Fix, class T> __device__ inline T lib_from_leader(const cg::thread_block& g, T v) {
     __shared__ T slot;
     if (g.thread_rank() == 0) slot = v;
     g.sync();
+    if constexpr (Fix == 2) __syncwarp();
     T out = slot;
     g.sync();  // nobody overwrites the slot before everyone has read it
     return out;
 }
-template <class F> __device__ inline auto lib_leader_then_share(const cg::thread_block& g, F&& f) {
+template <int Fix, class F> __device__ inline auto lib_leader_then_share(const cg::thread_block& g, F&& f) {
+    if constexpr (Fix == 1) __syncwarp();
     using R = decltype(f());
     if constexpr (std::is_void_v<R>) {
         if (g.thread_rank() == 0) f();
@@ -232,7 +239,7 @@ template <class F> __device__ inline auto lib_leader_then_share(const cg::thread
     } else {
         R r{};
         if (g.thread_rank() == 0) r = f();
-        return lib_from_leader(g, r);
+        return lib_from_leader<Fix>(g, r);
     }
 }
 
@@ -261,14 +268,16 @@ __device__ inline size_t lib_test_some(int* iv, size_t n, size_t* idx, const int
     lib_entry_checks(iv, n, 0);
     return lib_make_set(iv, n, st, 0, v).test_some(idx);
 }
+template <int Fix>
 __device__ inline size_t lib_wait_until_any_work_group(int* iv, size_t n, const int* st, int v, const cg::thread_block& g) {
     lib_entry_checks(iv, n, 0);
-    return lib_leader_then_share(g, [&] { return lib_make_set(iv, n, st, 0, v).wait_any(); });
+    return lib_leader_then_share<Fix>(g, [&] { return lib_make_set(iv, n, st, 0, v).wait_any(); });
 }
+template <int Fix>
 __device__ inline size_t lib_test_some_vector_work_group(int* iv, size_t n, size_t* idx, const int* st, const int* v,
                                                          const cg::thread_block& g) {
     lib_entry_checks(iv, n, 0);
-    return lib_leader_then_share(g, [&] { return lib_make_set(iv, n, st, 0, v).test_some(idx); });
+    return lib_leader_then_share<Fix>(g, [&] { return lib_make_set(iv, n, st, 0, v).test_some(idx); });
 }
 __device__ inline void lib_wait_until_all_work_group(int* iv, size_t n, const int* st, int v, const cg::thread_block& g) {
     lib_entry_checks(iv, n, 0);
@@ -286,7 +295,7 @@ __device__ __noinline__ void lib_report(unsigned* count) { atomicAdd(count, 1u);
 // wrong[0]: wrong values in warp 0's lanes 1-31; wrong[1]: in thread 0 and the other warps;
 // wrong[2]: rounds in which a thread of warp 0 other than 0 was past `if (thread 0)` before
 // thread 0 had finished its calls (so the warp did not reconverge there).
-template <bool Early> __global__ void lib_kernel(int rounds, unsigned* wrong) {
+template <bool Early, int Fix> __global__ void lib_kernel(int rounds, unsigned* wrong) {
     cg::thread_block block = cg::this_thread_block();
     const unsigned me = block.thread_rank();
     __shared__ size_t shared_idx[4];
@@ -319,24 +328,24 @@ template <bool Early> __global__ void lib_kernel(int rounds, unsigned* wrong) {
             if (Early) solo_done = r;
         }
         if (Early && me != 0 && me < 32 && solo_done != r) atomicAdd(&wrong[2], 1u);
-        const size_t any = lib_wait_until_any_work_group(a.iv, a.n, a.status, 1, block);
+        const size_t any = lib_wait_until_any_work_group<Fix>(a.iv, a.n, a.status, 1, block);
         LIB_EXPECT(any, SIZE_MAX, count);
-        const size_t some = lib_test_some_vector_work_group(a.iv, a.n, shared_idx, a.status, lib_vals, block);
+        const size_t some = lib_test_some_vector_work_group<Fix>(a.iv, a.n, shared_idx, a.status, lib_vals, block);
         LIB_EXPECT(some, 0, count);
         lib_wait_until_all_work_group(a.iv, a.n, a.status, 1, block);
     }
 }
 
-// Launches lib_kernel<Early>; its three counts, or exit 3 if it has not finished within 20 s.
-template <bool Early> void run_lib(int threads, int rounds, unsigned* wrong, unsigned out[3]) {
+// Launches lib_kernel<Early, Fix>; its three counts, or exit 3 if it has not finished within 20 s.
+template <bool Early, int Fix> void run_lib(const char* name, int threads, int rounds, unsigned* wrong, unsigned out[3]) {
     CK(cudaMemset(wrong, 0, 3 * sizeof *wrong));
-    lib_kernel<Early><<<1, threads>>>(rounds, wrong);
+    lib_kernel<Early, Fix><<<1, threads>>>(rounds, wrong);
     CK(cudaGetLastError());
     const auto t0 = std::chrono::steady_clock::now();
     cudaError_t e;
     while ((e = cudaStreamQuery(0)) == cudaErrorNotReady) {
         if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(20)) {
-            std::printf("%s %d: hung (not finished in 20 s)\n", Early ? "lib_early" : "lib", threads);
+            std::printf("%s %d: hung (not finished in 20 s)\n", name, threads);
             std::fflush(stdout);
             std::_Exit(3);
         }
@@ -370,12 +379,14 @@ int main() {
     std::printf("# variant, threads, rounds, wrong values: warp 0 lanes 1-31, the others; lanes past the if early\n");
     for (int threads : {64, 256}) {
         for (int lib_rounds : {3, 300}) {
-            unsigned w[2][3];
-            run_lib<false>(threads, lib_rounds, wrong, w[0]);
-            run_lib<true>(threads, lib_rounds, wrong, w[1]);
-            for (int k = 0; k < 2; ++k) {
-                std::printf("%-12s %4d %4d %8u %8u %8u\n", k == 0 ? "lib" : "lib_early", threads, lib_rounds, w[k][0],
-                            w[k][1], w[k][2]);
+            constexpr const char* names[] = {"lib", "lib_early", "lib_warp_in", "lib_warp_read"};
+            unsigned w[4][3];
+            run_lib<false, 0>(names[0], threads, lib_rounds, wrong, w[0]);
+            run_lib<true, 0>(names[1], threads, lib_rounds, wrong, w[1]);
+            run_lib<false, 1>(names[2], threads, lib_rounds, wrong, w[2]);
+            run_lib<false, 2>(names[3], threads, lib_rounds, wrong, w[3]);
+            for (int k = 0; k < 4; ++k) {
+                std::printf("%-13s %4d %4d %8u %8u %8u\n", names[k], threads, lib_rounds, w[k][0], w[k][1], w[k][2]);
                 failed += w[k][0] + w[k][1] != 0;  // lanes early: allowed (no reconvergence is promised)
             }
         }
