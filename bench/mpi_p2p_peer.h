@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
 namespace bench::p2p_peer {
 
@@ -35,13 +34,11 @@ inline void broadcast(void* buf, int bytes, int root, MPI_Comm c) {
             wait_polled(&r, 1);
             break;
         }
-    std::vector<MPI_Request> sends;
+    MPI_Request sends[32];  // one per remaining bit of the rank: no allocation on the timed path
+    int k = 0;
     for (mask >>= 1; mask > 0; mask >>= 1)
-        if (vr + mask < n) {
-            sends.emplace_back();
-            MPI_Isend(buf, bytes, MPI_BYTE, (vr + mask + root) % n, tag, c, &sends.back());
-        }
-    if (!sends.empty()) wait_polled(sends.data(), static_cast<int>(sends.size()));
+        if (vr + mask < n) MPI_Isend(buf, bytes, MPI_BYTE, (vr + mask + root) % n, tag, c, &sends[k++]);
+    if (k) wait_polled(sends, k);
 }
 
 // Sums over ranks 0..me (inclusive) or 0..me-1 (exclusive; rank 0's dest is left alone) of count

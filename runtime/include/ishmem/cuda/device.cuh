@@ -24,14 +24,14 @@
 #include <stdint.h>
 
 #include "ishmem/cuda/device_state.h"
+#include "ishmem/generated/constants.h"
+#include "ishmem/impl/print.h"
 
 // Device debug builds (-G) are known to give block-wide _work_group calls wrong values
 // (docs/guide/cuda.rst); said once per device pass, at compile time.
 #if defined(__CUDACC_DEBUG__) && defined(__CUDA_ARCH__)
 #warning "ishmem: device code built with -G is not supported: block-wide _work_group calls may read wrong values (see the CUDA guide); build device code optimized"
 #endif
-#include "ishmem/generated/constants.h"
-#include "ishmem/impl/print.h"
 
 // Device-side argument checks cost a few compares per call; a build that measures without them
 // defines ISHMEM_DEVICE_CHECKS=0.
