@@ -19,12 +19,14 @@
 #include <mutex>
 #include <utility>
 
+#include "mpi_lock.h"
+
 namespace ishmemi::mpi {
 
 class p2p_collectives {
   public:
     // help(true) asks the transport's progress thread to poll MPI without pause until help(false).
-    p2p_collectives(std::mutex& mpi_lock, std::function<void(bool)> help) : lock_(mpi_lock), help_(std::move(help)) {}
+    p2p_collectives(mpi_lock& lock, std::function<void(bool)> help) : lock_(lock), help_(std::move(help)) {}
 
     // Runs f, local work on about `bytes` bytes (a copy) while messages of this member are in
     // flight: from assist_min bytes with the progress thread polling MPI meanwhile, so that the
@@ -154,10 +156,10 @@ class p2p_collectives {
     void send(const void* buf, size_t bytes, int to, MPI_Comm c, MPI_Request* r);
     void reduce_local(const void* in, void* inout, int count, MPI_Datatype type, MPI_Op op);
     template <class F> int locked(F&& f) {
-        std::lock_guard<std::mutex> in_mpi(lock_);
+        std::lock_guard<mpi_lock> in_mpi(lock_);
         return f();
     }
-    std::mutex& lock_;
+    mpi_lock& lock_;
     std::function<void(bool)> help_;
 };
 

@@ -26,7 +26,7 @@
 //   one-sided components that emulate RMA over TCP need at the target. The thread polls for a while
 //   after each request and then sleeps, doubling up to ISHMEM_MPI_PROGRESS_SLEEP_US. While held
 //   (hold_progress_thread) it only sleeps.
-// - One thread at a time in MPI (mpi_lock_, held for one call or one short sequence, never across
+// - One thread at a time in MPI (mpi_lock_, mpi_lock.h, held for one call or one short sequence, never across
 //   a wait loop): Open MPI's osc/ucx drives its UCX worker in single-thread mode whatever the
 //   thread level (open-mpi/ompi#13347), so our threads must not be inside MPI together. The
 //   progress thread only tries the lock, and starts once ishmem_init has passed its last barrier
@@ -196,7 +196,7 @@ class mpi_transport final : public transport {
 
     void put(void* dest, const void* source, size_t bytes, int pe, bool nbi) override {
         const target t = locate(dest);
-        std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+        std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
         if (!nbi && bytes <= bounce_max) {
             const char* copy = bounce(source, bytes);
             check(MPI_Put(copy, static_cast<int>(bytes), MPI_BYTE, pe, t.disp, static_cast<int>(bytes), MPI_BYTE, t.win),
@@ -217,7 +217,7 @@ class mpi_transport final : public transport {
     void get(void* dest, const void* source, size_t bytes, int pe, bool nbi) override {
         complete_posts();  // a get sees this PE's earlier atomics
         const target t = locate(source);
-        std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+        std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
         for (size_t off = 0; off < bytes; off += slice_bytes) {
             const int n = static_cast<int>(std::min(slice_bytes, bytes - off));
             check(MPI_Get(static_cast<char*>(dest) + off, n, MPI_BYTE, pe, t.disp + MPI_Aint(off), n, MPI_BYTE, t.win),
@@ -246,7 +246,7 @@ class mpi_transport final : public transport {
         uint64_t old = 0;
         MPI_Request rq[2];
         {
-            std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+            std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
             send_fetching(r, &old, pe, rq);
         }
         // Serve others meanwhile (backoff::pause calls progress()): two PEs may be waiting for each
@@ -254,7 +254,7 @@ class mpi_transport final : public transport {
         for (backoff b{wait_spin_limit, 0};; b.pause()) {
             int done = 0;
             {
-                std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+                std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
                 check(MPI_Testall(2, rq, &done, MPI_STATUSES_IGNORE), "MPI_Testall", pe);
             }
             if (done) return old;
@@ -287,7 +287,7 @@ class mpi_transport final : public transport {
         r.silent = 1;
         for (backoff b{wait_spin_limit, 0};; b.pause()) {
             {
-                std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+                std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
                 retire_posts();
                 if (posts_n_ < posts_max) {
                     posted_amo& a = posts_[(posts_head_ + posts_n_) % posts_max];
@@ -311,7 +311,7 @@ class mpi_transport final : public transport {
     // Puts only: a put-with-signal's data before its signal (posted atomics need no completion
     // there: they are messages in order, and a signal's data waits only for the puts).
     void flush(int pe) override {
-        std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+        std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
         check(MPI_Win_flush(pe, heap_win_), "MPI_Win_flush", pe);
         check(MPI_Win_flush(pe, globals_win_), "MPI_Win_flush", pe);
     }
@@ -322,7 +322,7 @@ class mpi_transport final : public transport {
     void quiet() override {
         complete_posts();
         if (!dirty_.exchange(false, std::memory_order_relaxed)) return;
-        std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+        std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
         check(MPI_Win_flush_all(heap_win_), "MPI_Win_flush_all");
         check(MPI_Win_flush_all(globals_win_), "MPI_Win_flush_all");
         bounce_used_ = 0;  // every put from the ring has completed
@@ -339,7 +339,7 @@ class mpi_transport final : public transport {
     void hold_progress_thread(bool held) override {
         held_.store(held, std::memory_order_release);
         if (held) {
-            std::lock_guard<std::mutex> wait_out(mpi_lock_);
+            std::lock_guard<mpi::mpi_lock> wait_out(mpi_lock_);
         }
     }
 
@@ -545,7 +545,7 @@ class mpi_transport final : public transport {
         std::vector<uint64_t> answers;
         std::vector<MPI_Request> rq;
         {
-            std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+            std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
             if (posted_pes_.empty()) {  // another thread completed them
                 posts_out_.store(false, std::memory_order_release);
                 return;
@@ -559,7 +559,7 @@ class mpi_transport final : public transport {
             }
         }
         for (backoff b{wait_spin_limit, 0};; b.pause()) {
-            std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+            std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
             retire_posts();
             int done = 0;
             check(MPI_Testall(static_cast<int>(rq.size()), rq.data(), &done, MPI_STATUSES_IGNORE), "MPI_Testall");
@@ -720,7 +720,7 @@ class mpi_transport final : public transport {
 
     // f() (one MPI call) with the MPI lock held.
     template <class F> int locked(F&& f) {
-        std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+        std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
         return f();
     }
 
@@ -739,7 +739,7 @@ class mpi_transport final : public transport {
         const target t = locate(remote_addr);
         const ptrdiff_t local_stride = is_put ? sstride : dstride, remote_stride = is_put ? dstride : sstride;
         const size_t chunk = static_cast<size_t>(INT_MAX);
-        std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+        std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
         if (is_put && count <= bounce_max && elem <= bounce_max && elem * count <= bounce_max) {
             // Packed into the ring, like a small contiguous put: no wait for local completion.
             char* copy = bounce(nullptr, elem * count);
@@ -777,7 +777,7 @@ class mpi_transport final : public transport {
     // Answers the requests that have come in; false when there were none (or another thread serves,
     // or this is the progress thread, held).
     bool serve(bool by_thread = false) {
-        std::unique_lock<std::mutex> lock(mpi_lock_, std::try_to_lock);
+        std::unique_lock<mpi::mpi_lock> lock(mpi_lock_, std::try_to_lock);
         if (!lock.owns_lock() || (by_thread && held_.load(std::memory_order_acquire))) return false;
         bool any = false;
         for (int k = 0; k < 64; ++k) {
@@ -867,7 +867,7 @@ class mpi_transport final : public transport {
     std::atomic<bool> posts_out_{false};
     std::mutex completing_;  // one complete_posts at a time
 
-    std::mutex mpi_lock_;  // one thread at a time in MPI (see the top of this file)
+    mpi::mpi_lock mpi_lock_;  // one thread at a time in MPI (see the top of this file)
     mpi::p2p_collectives p2p_{mpi_lock_, [this](bool on) { help(on); }};
     std::vector<size_t> collect_largest_ = std::vector<size_t>(team_slots_max, 0);  // by team slot
     am_message inbox_{};
