@@ -26,13 +26,13 @@
 //   one-sided components that emulate RMA over TCP need at the target. The thread polls for a while
 //   after each request and then sleeps, doubling up to ISHMEM_MPI_PROGRESS_SLEEP_US. While held
 //   (hold_progress_thread) it only sleeps.
-// - One thread at a time in MPI (mpi_lock_, mpi_lock.h, held for one call or one short sequence, never across
-//   a wait loop): Open MPI's osc/ucx drives its UCX worker in single-thread mode whatever the
-//   thread level (open-mpi/ompi#13347), so our threads must not be inside MPI together. The
-//   progress thread only tries the lock, and starts once ishmem_init has passed its last barrier
-//   (the bootstrap's, which calls MPI outside this lock). The one blocking collective,
-//   MPI_Comm_split, runs under the lock too, after a barrier that serves requests: once every
-//   member of the parent is past it, none needs another's answer before it joins the split.
+// - One thread at a time in MPI (mpi_lock_, a spin lock: mpi_lock.h; held for one call or one
+//   short sequence, never across a wait loop): Open MPI's osc/ucx drives its UCX worker in
+//   single-thread mode whatever the thread level (open-mpi/ompi#13347), so our threads must not be
+//   inside MPI together. The progress thread only tries the lock, and starts once ishmem_init has
+//   passed its last barrier (the bootstrap's, which calls MPI outside this lock). The one blocking
+//   collective, MPI_Comm_split, runs under the lock too, after a barrier that serves requests: once
+//   every member of the parent is past it, none needs another's answer before it joins the split.
 //   (The lost puts once blamed on threads were UCX's shared-memory transports on one machine:
 //   tests/multinode/CMakeLists.txt.)
 // - Teams with members on several nodes: one MPI communicator per team (split from the parent's at
