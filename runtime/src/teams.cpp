@@ -122,18 +122,28 @@ void install(int slot, const team_t& t) {
 
 // Gives team (in slot `team`) its node part when it has node groups g (plan_node_groups) and its
 // part slot exists: the team of this PE's group in node_part_slot(team), and the transport the
-// leaders' communicator there. Collective over parent (which spans nodes), members of the team or
-// not (member false); every PE decides alike. Before the barrier that ends the split (install).
+// leaders' communicator there; where the groups are of one size and the rail slot exists, the
+// rails' communicators too (node_groups::rail). Collective over parent (which spans nodes),
+// members of the team or not (member false); every PE decides alike. Before the barrier that ends
+// the split (install).
 void install_node_part(ishmem_team_t parent, ishmem_team_t team, node_groups& g, bool member) {
-    const int part = node_part_slot(team);
+    const int part = node_part_slot(team), rail = g.uniform ? node_rail_slot(team) : -1;
     if (g.group_of.empty() || part < 0) return;
-    if (!member) return remote->team_split(parent, part, -1, 0);
+    if (!member) {
+        remote->team_split(parent, part, -1, 0);
+        if (rail >= 0) remote->team_split(parent, rail, -1, 0);
+        return;
+    }
     const team_t& t = teams[team];
     const size_t k = static_cast<size_t>(g.my_group = g.group_of[static_cast<size_t>(t.my_index)]);
+    const int index = g.index_in_group(t.my_index);
     remote->team_split(parent, part, t.my_index == g.first[k] ? 0 : -1, t.my_index);
-    install(part, make_team(t.world_pe(g.first[k]), g.step[k] * t.stride, g.count[k], g.index_in_group(t.my_index),
-                            nullptr, 0));
+    install(part, make_team(t.world_pe(g.first[k]), g.step[k] * t.stride, g.count[k], index, nullptr, 0));
     g.part = part;
+    if (rail >= 0) {
+        remote->team_split(parent, rail, index, g.my_group);
+        g.rail = rail;
+    }
     team_nodes[static_cast<size_t>(team)] = std::move(g);
 }
 
@@ -294,6 +304,7 @@ void team_destroy(ishmem_team_t team) {
         remote->team_destroy(g.part);
         teams[g.part].valid = false;
     }
+    if (g.rail >= 0) remote->team_destroy(g.rail);
     g = node_groups{};
     if (heap_on_gpu()) gpu_team_set(team, nullptr);
 }

@@ -118,9 +118,12 @@ inline int team_size_or_zero(ishmem_team_t team) {
 // indices (so a strided team of its own) and some group has two members or more, slot `part`
 // (node_part_slot) holds the team of this PE's group, and the transport's communicator of that
 // slot holds the leaders, ordered by member index. part -1: the team's collectives run over the
-// transport among all members.
+// transport among all members. Where besides every group has the same number of members, slot
+// `rail` (node_rail_slot) holds a transport communicator of the members with this PE's index in
+// their groups, one a node, ordered by group (rails: large reductions split across them); else -1.
 struct node_groups {
     int part = -1;
+    int rail = -1;
     int my_group = 0;
     bool contiguous = false;             // every group a run of consecutive member indices
     bool uniform = false;                // every group of the same size
@@ -138,6 +141,11 @@ extern ISHMEM_API std::vector<node_groups> team_nodes;  // by team slot
 // room (then the team's collectives stay flat).
 inline int node_part_slot(int team) {
     return team + teams_max < team_slots_max ? team + teams_max : -1;
+}
+// The slot of the rails' communicators of the team in slot `team`, above the node parts: only the
+// transport uses it (no team lives there). -1 where there is no room (then no rails).
+inline int node_rail_slot(int team) {
+    return team + 2 * teams_max < team_slots_max ? team + 2 * teams_max : -1;
 }
 
 // A barrier over a team that spans nodes: in two levels where it has node groups (first the members
