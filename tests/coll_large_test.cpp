@@ -252,6 +252,13 @@ TEST(CollLarge, MidSizeReductionsSameBitsOnEveryMember) {
     check_sums_alike_on_every_member({1100, 9000, 30000});  // up to 240 KB
 }
 
+// Reductions just below, at and above 1 KiB a member, where a team with as many members on every
+// node turns from two levels to its rails (reduce_rails_min), and a slice of the rails' that ends
+// off a 64-byte line (513).
+TEST(CollLarge, ReductionsAroundTheRailsTurnSameBitsOnEveryMember) {
+    check_sums_alike_on_every_member({127, 128, 129, 513});
+}
+
 // Reductions around 512 KiB a member and above, where a team whose node groups save the transport
 // no rounds (1 + 2 + 1 PEs) turns from two levels to one over all members (reduce_flat_min), and
 // the transport's halving or ring reduces: just below, at and above the turn, and 1.1 MB.
