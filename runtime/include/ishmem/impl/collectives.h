@@ -733,9 +733,11 @@ void reduce_on_rails_of(const node_groups& g, T* dest, const T* source, size_t n
         reduce_range<Op>(part, source, 0, part.size, b, b + m, acc);
         std::memcpy(dest + b, acc, m * sizeof(T));
     }
-    remote->reduction(Op, 0, elem_kind_of<T>(), g.rail, dest + lo, dest + lo, hi - lo);
-    for (int j = 0; j < part.size; ++j)
-        if (j != part.my_index) std::memcpy(translate(dest, part.world_pe(j)) + lo, dest + lo, (hi - lo) * sizeof(T));
+    if (hi > lo) {  // (alike on the whole rail: its members have the same slice)
+        remote->reduction(Op, 0, elem_kind_of<T>(), g.rail, dest + lo, dest + lo, hi - lo);
+        for (int j = 0; j < part.size; ++j)
+            if (j != part.my_index) std::memcpy(translate(dest, part.world_pe(j)) + lo, dest + lo, (hi - lo) * sizeof(T));
+    }
     barrier(alone{}, part, g.part, routine);  // every slice in every dest
 }
 
