@@ -80,6 +80,12 @@ template <class W> void barrier(const W& w, const team_t& t, ishmem_team_t team,
     w.sync();
 }
 
+// Member k of n's chunk of an array of nelems: elements [nelems k / n, nelems (k + 1) / n).
+inline std::pair<size_t, size_t> chunk_of(const team_t& t, size_t nelems) {
+    const size_t n = static_cast<size_t>(t.size), k = static_cast<size_t>(t.my_index);
+    return {nelems * k / n, nelems * (k + 1) / n};
+}
+
 // The chunked form of large reductions and scans: member k of n works on elements
 // [nelems k / n, nelems (k + 1) / n) of every member's source and dest, calling f(first, count)
 // on blocks of at most `block` elements (the group's threads share the chunk), between two team
@@ -90,8 +96,7 @@ template <class W, class F>
 void by_chunks(const W& w, const team_t& t, ishmem_team_t team, const char* routine, size_t nelems, size_t block,
                F&& f) {
     barrier(w, t, team, routine);
-    const size_t n = static_cast<size_t>(t.size), k = static_cast<size_t>(t.my_index);
-    const size_t cb = nelems * k / n, ce = nelems * (k + 1) / n;
+    const auto [cb, ce] = chunk_of(t, nelems);
     const auto [b, e] = share(w, ce - cb, 64);
     for (size_t lo = cb + b; lo < cb + e; lo += block) f(lo, std::min(block, cb + e - lo));
     barrier(w, t, team, routine);
@@ -715,17 +720,16 @@ inline constexpr size_t reduce_rails_min = size_t{1} << 10;
 inline bool reduce_on_rails(const node_groups& g, size_t bytes) { return g.rail >= 0 && bytes >= reduce_rails_min; }
 
 // A reduction on the rails of a team whose node groups all have k members: member i of each group
-// reduces slice i of the array (its share, nreduce i / k to nreduce (i + 1) / k) over its group
-// through shared memory, reduces that over the other nodes with the members of index i there (its
-// rail) through the transport, and writes the result into the dest of every member of its group.
+// reduces slice i of the array (its chunk_of the group's team) over its group through shared
+// memory, reduces that over the other nodes with the members of index i there (its rail) through
+// the transport, and writes the result into the dest of every member of its group.
 // So k members of each node move the node's share at once, each a k-th, where two levels left it
 // to the leader alone. Only member i touches slice i anywhere in its group (dest may be source),
 // and every member of a rail ends with the same bits, which its group then copies.
 template <int Op, class T>
 void reduce_on_rails_of(const node_groups& g, T* dest, const T* source, size_t nreduce, const char* routine) {
     const team_t& part = teams[g.part];
-    const size_t k = static_cast<size_t>(part.size), i = static_cast<size_t>(part.my_index);
-    const size_t lo = nreduce * i / k, hi = nreduce * (i + 1) / k;
+    const auto [lo, hi] = chunk_of(part, nreduce);
     barrier(alone{}, part, g.part, routine);  // every source of the group ready, every dest free
     T acc[chunk_block<T>];
     for (size_t b = lo; b < hi; b += chunk_block<T>) {
