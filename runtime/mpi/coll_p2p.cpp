@@ -105,6 +105,18 @@ void p2p_collectives::send_pieces(const void* buf, size_t bytes, int to, MPI_Com
     }
 }
 
+void p2p_collectives::send_one(MPI_Comm c, int to, const void* buf, size_t bytes) {
+    MPI_Request r[pieces_max];
+    send_pieces(buf, bytes, to, c, r);
+    wait_all(r, pieces(bytes), "a chain's send");
+}
+
+void p2p_collectives::receive_one(MPI_Comm c, int from, void* buf, size_t bytes) {
+    MPI_Request r[pieces_max];
+    recv_pieces(buf, bytes, from, c, r);
+    wait_all(r, pieces(bytes), "a chain's receive");
+}
+
 void p2p_collectives::exchange(void* in, size_t in_bytes, const void* out, size_t out_bytes, int peer, MPI_Comm c,
                                const char* what) {
     exchange_ring(in, in_bytes, peer, out, out_bytes, peer, c, what);
@@ -393,6 +405,25 @@ void p2p_collectives::alltoall(MPI_Comm c, void* dest, const void* source, size_
         MPI_Request* ri = r.data() + 2 * static_cast<size_t>(k) * static_cast<size_t>(i - 1);
         recv_pieces(d + static_cast<size_t>(from) * bytes, bytes, from, c, ri);
         send_pieces(s + static_cast<size_t>(to) * bytes, bytes, to, c, ri + k);
+    }
+    wait_all(r.data(), static_cast<int>(r.size()), "an alltoall's messages");
+}
+
+void p2p_collectives::alltoallv(MPI_Comm c, char* in, const size_t* in_at, const size_t* in_bytes, const char* out,
+                                const size_t* out_at, const size_t* out_bytes) {
+    int n = 0, rank = 0;
+    shape(c, &n, &rank);
+    size_t posted = 0;
+    for (int j = 0; j < n; ++j)
+        if (j != rank) posted += static_cast<size_t>(pieces(in_bytes[j]) + pieces(out_bytes[j]));
+    std::vector<MPI_Request> r(posted);
+    MPI_Request* next = r.data();
+    for (int i = 1; i < n; ++i) {  // the same order as alltoall's: from the next members on
+        const int from = (rank - i + n) % n, to = (rank + i) % n;
+        recv_pieces(in + in_at[from], in_bytes[from], from, c, next);
+        next += pieces(in_bytes[from]);
+        send_pieces(out + out_at[to], out_bytes[to], to, c, next);
+        next += pieces(out_bytes[to]);
     }
     wait_all(r.data(), static_cast<int>(r.size()), "an alltoall's messages");
 }

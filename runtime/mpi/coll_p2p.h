@@ -90,6 +90,10 @@ class p2p_collectives {
     void fcollect(MPI_Comm c, void* dest, const void* source, size_t bytes);
     // Block i of source to member i, block j of dest from member j: every message posted at once.
     void alltoall(MPI_Comm c, void* dest, const void* source, size_t bytes);
+    // As alltoall with lengths and places of every block given (transport::exchange_blocks): out_bytes[j]
+    // bytes at out + out_at[j] to member j, in_bytes[j] at in + in_at[j] from it; none to or from this member.
+    void alltoallv(MPI_Comm c, char* in, const size_t* in_at, const size_t* in_bytes, const char* out,
+                   const size_t* out_at, const size_t* out_bytes);
     // On n that is not a power of two the first 2 * (n - 2^k) members fold in pairs first, and the
     // folded ones get the result at the end. Recursive doubling on 2 members up to
     // pair_halving_min bytes or on any up to halving_min bytes, else Rabenseifner's
@@ -102,6 +106,10 @@ class p2p_collectives {
     // source and passes it on, so that scans in a row overlap along the chain. Messages go from
     // and into source and dest where they can (no copy on member 0, nor into an exclusive dest).
     void scan(MPI_Comm c, bool inclusive, MPI_Datatype type, void* dest, const void* source, size_t bytes, int count);
+
+    // One message to or from a member (transport::send_to_member, receive_from_member), waited for.
+    void send_one(MPI_Comm c, int to, const void* buf, size_t bytes);
+    void receive_one(MPI_Comm c, int from, void* buf, size_t bytes);
 
     // Waits for n requests like every wait of the library (backoff, which serves requests).
     void wait_all(MPI_Request* r, int n, const char* what);

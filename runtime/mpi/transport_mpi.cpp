@@ -435,6 +435,17 @@ class mpi_transport final : public transport {
             allgatherv(c, rank, dest, source, lengths);
     }
 
+    void exchange_blocks(int team, void* in, const size_t* in_at, const size_t* in_bytes, const void* out,
+                         const size_t* out_at, const size_t* out_bytes) override {
+        p2p_.alltoallv(comm(team), static_cast<char*>(in), in_at, in_bytes, static_cast<const char*>(out), out_at,
+                       out_bytes);
+    }
+
+    void send_to_member(int team, int to, const void* buf, size_t bytes) override { p2p_.send_one(comm(team), to, buf, bytes); }
+    void receive_from_member(int team, int from, void* buf, size_t bytes) override {
+        p2p_.receive_one(comm(team), from, buf, bytes);
+    }
+
     void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source, size_t nelems) override {
         MPI_Comm c = comm(team);
         const int count = as_count(nelems, "a reduction");

@@ -296,6 +296,9 @@ void reduce_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nred
 template <class T> void broadcast_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems, int root);
 template <class T> void fcollect_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems);
 template <class T> void collect_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems);
+template <class T> void alltoall_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems);
+template <class T>
+void scan_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems, bool inclusive, const char* routine);
 
 // Where another agent runs the whole collective, the group's leader asks it: on a heap in GPU memory
 // a GPU kernel (gpu::collective, gpu::reduction, which use the same flags as calls from device
@@ -350,7 +353,7 @@ template <class T, class W> int alltoall(const W& w, ishmem_team_t team, T* dest
     if (heap_on_gpu())
         return by_leader(w, [&] { gpu::collective(gpu::coll_alltoall, team, dest, source, nelems * sizeof(T), -1, nullptr); });
     if (teams[team].spans_nodes)
-        return by_leader(w, [&] { remote->collective(coll_alltoall, team, dest, source, nelems * sizeof(T), -1); });
+        return by_leader(w, [&] { alltoall_over_nodes(team, dest, source, nelems); });
     if (eager::usable(team, nelems * sizeof(T))) {
         leader(w, [&] {
             eager ea(team, "ishmem_alltoall");
@@ -576,7 +579,7 @@ int scan(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems
             gpu::reduction(op_sum, inclusive ? 1 : 2, gpu::elem_kind_of<T>(), team, dest, source, nelems, nullptr);
         });
     if (teams[team].spans_nodes)
-        return by_leader(w, [&] { remote->reduction(op_sum, inclusive ? 1 : 2, elem_kind_of<T>(), team, dest, source, nelems); });
+        return by_leader(w, [&] { scan_over_nodes(team, dest, source, nelems, inclusive, routine); });
     if (chains_scan(team, nelems * sizeof(T))) {
         // A chain: member i adds its source to the partial sum of the members below it (from i - 1)
         // and passes the result on to i + 1. One message in and one out per member, so that calls
@@ -898,6 +901,140 @@ template <class T> void collect_over_nodes(ishmem_team_t team, T* dest, const T*
     size_t total = 0;
     if (teams[g.part].my_index == 0) total = remote->collective(coll_collect, g.part, dest, dest, run * sizeof(T), -1);
     t.collect_total = hand_on_from_leader(g.part, dest, total, "ishmem_collect");
+}
+
+// Whether an alltoall of `bytes` a block over a team with node groups g runs on two levels: where
+// every group is a run of consecutive members, up to alltoall_levels_max, and source and dest
+// apart (alike on every member: the arrays are symmetric). Each node's leader then sends one
+// message to each other node's leader, with every block from its node to that node's members,
+// where the transport's alltoall sends one message per pair of members on different nodes (2 x 2
+// PEs: 2 instead of 8) and one per pair on the same node through MPI's shared memory. Between
+// namespaces over TCP, of MPI_Alltoall, flat / two levels: 2 x 2 PEs 8 B-8 KiB 0.99-1.04 /
+// 0.50-0.77, 2 x 4 1.01-1.04 / 0.31-0.73, 1 + 2 + 1 1.00-1.03 / 0.71-0.93; at 16 KiB 0.97-0.99 /
+// 0.93-1.14, as there the one leader carries all of its node's data on one connection, where the
+// members' own messages move at once (stop 50).
+inline constexpr size_t alltoall_levels_max = size_t{8} << 10;
+inline bool alltoall_on_levels(const node_groups& g, int members, const void* dest, const void* source, size_t bytes) {
+    const size_t all = bytes * static_cast<size_t>(members);
+    return g.part >= 0 && g.contiguous && bytes <= alltoall_levels_max && !overlap_at_all(dest, all, source, all);
+}
+
+// The two levels of alltoall_on_levels. Every member of a node publishes that its source may be
+// read and its dest written, and waits for its leader; the leader copies the blocks among its
+// node's members itself, packs those for each other node (ordered by receiver, then sender, so
+// that a receiver's blocks from one node are one run of its dest), exchanges them with the other
+// leaders (transport::exchange_blocks), writes what came into its members' dests and lets them go.
+template <class T> void alltoall_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+    const node_groups& g = team_nodes[static_cast<size_t>(team)];
+    const size_t b = nelems * sizeof(T);
+    if (!alltoall_on_levels(g, teams[team].size, dest, source, b)) {
+        remote->collective(coll_alltoall, team, dest, source, b, -1);
+        return;
+    }
+    const team_t& part = teams[g.part];
+    exchange ex(alone{}, g.part, "ishmem_alltoall");
+    ex.publish();
+    if (part.my_index != 0) return ex.wait_acks(1);
+    const size_t groups = g.count.size(), k = static_cast<size_t>(g.my_group);
+    const size_t mine = static_cast<size_t>(g.count[k]), first = static_cast<size_t>(g.first[k]);
+    for (size_t j = 1; j < mine; ++j) ex.wait_ready(static_cast<int>(j));
+    auto src = [&](size_t s) { return reinterpret_cast<const char*>(translate(source, part.world_pe(static_cast<int>(s)))); };
+    auto dst = [&](size_t d) { return reinterpret_cast<char*>(translate(dest, part.world_pe(static_cast<int>(d)))); };
+    for (size_t s = 0; s < mine; ++s)
+        for (size_t d = 0; d < mine; ++d) std::memcpy(dst(d) + (first + s) * b, src(s) + (first + d) * b, b);
+    thread_local std::vector<char> out, in;
+    thread_local std::vector<size_t> at, len;  // by group: out's places and lengths, then in's
+    at.assign(2 * groups, 0);
+    len.assign(2 * groups, 0);
+    size_t total = 0;
+    for (size_t l = 0; l < groups; ++l) {
+        if (l == k) continue;
+        at[l] = at[groups + l] = total;
+        len[l] = len[groups + l] = static_cast<size_t>(g.count[l]) * mine * b;
+        total += len[l];
+    }
+    out.resize(total);
+    in.resize(total);
+    for (size_t l = 0; l < groups; ++l) {
+        if (l == k) continue;
+        char* o = out.data() + at[l];
+        for (size_t d = 0; d < static_cast<size_t>(g.count[l]); ++d)
+            for (size_t s = 0; s < mine; ++s, o += b) std::memcpy(o, src(s) + (static_cast<size_t>(g.first[l]) + d) * b, b);
+    }
+    remote->exchange_blocks(g.part, in.data(), at.data() + groups, len.data() + groups, out.data(), at.data(), len.data());
+    for (size_t l = 0; l < groups; ++l) {
+        if (l == k) continue;
+        const size_t run = static_cast<size_t>(g.count[l]) * b;
+        for (size_t d = 0; d < mine; ++d)
+            std::memcpy(dst(d) + static_cast<size_t>(g.first[l]) * b, in.data() + at[groups + l] + d * run, run);
+    }
+    for (size_t j = 1; j < mine; ++j) ex.ack(static_cast<int>(j));
+}
+
+// Whether a scan of `bytes` over a team with node groups g goes along the chain of its members
+// with every hop between two members of one node through inboxes of the node's part, and only the
+// hops between nodes through the transport, whose scan is the same chain all through MPI (its
+// shared-memory path on one node): up to scan_node_hops_max, where every part has inboxes (alike
+// on every member). Between namespaces over TCP, of MPI_Scan / MPI_Exscan, all through MPI /
+// node hops: 2 x 2 PEs 8-64 B 1.05-1.06 / 1.02-1.04, 512 B-4 KiB 1.00-1.03 / 0.84-0.95; 2 x 4
+// 1.00-1.06 / 0.80-0.90; 1 + 2 + 1 1.02-1.04 / 0.90-1.02; at 8 KiB 1.00-1.02 / 0.93-1.12 and
+// 16 KiB 0.99-1.03 / 1.07-1.23, where an inbox's pieces cost more than MPI's one message (stop 50).
+inline constexpr size_t scan_node_hops_max = size_t{4} << 10;
+inline bool scan_chain_over_nodes(const node_groups& g, size_t bytes) {
+    return g.part >= 0 && g.part < eager_slots && bytes <= scan_node_hops_max &&
+           *std::max_element(g.count.begin(), g.count.end()) <= eager_members;
+}
+
+// Member i adds its source to the sum of the members below it, which comes from i - 1, and passes
+// the result on to i + 1. A neighbour on this node (then the next or last member of this PE's
+// group, whose members are consecutive) takes it through the part's inboxes, in pieces of one
+// inbox each, one eager operation a piece, which every member of the part takes alike; one on
+// another node through the transport, whole: the sum from below arrives before the first piece,
+// the sum up to me leaves after the last.
+template <class T>
+void scan_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems, bool inclusive, const char* routine) {
+    const node_groups& g = team_nodes[static_cast<size_t>(team)];
+    const size_t bytes = nelems * sizeof(T);
+    if (!scan_chain_over_nodes(g, bytes))
+        return remote->reduction(op_sum, inclusive ? 1 : 2, elem_kind_of<T>(), team, dest, source, nelems);
+    const team_t& t = teams[team];
+    const int me = t.my_index, at = g.index_in_group(me);
+    const bool first = me == 0, last = me + 1 == t.size;
+    const bool near_below = !first && g.group_of[static_cast<size_t>(me - 1)] == g.my_group;
+    const bool near_above = !last && g.group_of[static_cast<size_t>(me + 1)] == g.my_group;
+    const bool far_below = !first && !near_below, far_above = !last && !near_above;
+    thread_local std::vector<T> from_far, to_far;
+    if (far_below) {
+        from_far.resize(nelems);
+        remote->receive_from_member(team, me - 1, from_far.data(), bytes);
+    }
+    if (far_above && first) remote->send_to_member(team, me + 1, source, bytes);  // before dest: in place, dest is source
+    if (far_above && !first) to_far.resize(nelems);
+    constexpr size_t per = eager_bytes / sizeof(T);
+    T upto[per + 1];
+    size_t lo = 0;
+    do {
+        const size_t m = std::min(per, nelems - lo), piece = m * sizeof(T);
+        eager ea(g.part, routine);
+        const T* below = near_below ? static_cast<const T*>(ea.receive(at - 1, true)) : far_below ? from_far.data() + lo : nullptr;
+        const T* sum = source + lo;  // the sum up to and with me
+        if (!first && (inclusive || !last)) {
+            T* into = far_above ? to_far.data() + lo : upto;
+            for (size_t i = 0; i < m; ++i) into[i] = combine<op_sum>(below[i], source[lo + i]);
+            sum = into;
+        }
+        if (near_above) ea.send(at + 1, sum, piece, true);  // before dest: in place, dest is source
+        if (inclusive) {
+            if (dest + lo != sum) move_bytes(dest + lo, sum, piece);
+        } else if (first) {
+            zero_bytes(dest + lo, piece);
+        } else {
+            move_bytes(dest + lo, below, piece);
+        }
+        ea.finish();
+        lo += m;
+    } while (lo < nelems);
+    if (far_above && !first) remote->send_to_member(team, me + 1, to_far.data(), bytes);
 }
 
 }  // namespace coll

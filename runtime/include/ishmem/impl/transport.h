@@ -75,6 +75,16 @@ struct transport {
     // A collect whose blocks' lengths every member knows (bytes_of[i]: member i's), which it need
     // not exchange first; source may lie in dest.
     virtual void collect_known(int team, void* dest, const void* source, const size_t* bytes_of) = 0;
+    // An alltoall whose blocks' lengths every member knows: this member sends out_bytes[j] bytes
+    // from out + out_at[j] to every other member j and receives in_bytes[j] bytes from it into
+    // in + in_at[j], all at once (nothing to or from itself). The buffers may be private memory.
+    virtual void exchange_blocks(int team, void* in, const size_t* in_at, const size_t* in_bytes, const void* out,
+                                 const size_t* out_at, const size_t* out_bytes) = 0;
+    // One message between two members of the team, as a hop of a chain: send_to_member returns when
+    // buf may be reused, receive_from_member when buf holds the message (of the length the caller
+    // knows). Private memory is fine.
+    virtual void send_to_member(int team, int to, const void* buf, size_t bytes) = 0;
+    virtual void receive_from_member(int team, int from, void* buf, size_t bytes) = 0;
     virtual void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source,
                            size_t nelems) = 0;
     virtual void barrier(int team, bool complete) = 0;
