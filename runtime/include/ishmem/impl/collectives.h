@@ -910,7 +910,7 @@ template <class T> void collect_over_nodes(ishmem_team_t team, T* dest, const T*
 // where the transport's alltoall sends one message per pair of members on different nodes (2 x 2
 // PEs: 2 instead of 8) and one per pair on the same node through MPI's shared memory. Between
 // namespaces over TCP, of MPI_Alltoall, flat / two levels: 2 x 2 PEs 8 B-8 KiB 0.99-1.04 /
-// 0.50-0.77, 2 x 4 1.01-1.04 / 0.31-0.73, 1 + 2 + 1 1.00-1.03 / 0.71-0.93; at 16 KiB 0.97-0.99 /
+// 0.50-0.77, 2 x 4 1.01-1.04 / 0.31-0.73, 1 + 2 + 1 1.00-1.03 / 0.71-0.93; at 16 KiB 0.97-1.01 /
 // 0.93-1.14, as there the one leader carries all of its node's data on one connection, where the
 // members' own messages move at once (stop 50).
 inline constexpr size_t alltoall_levels_max = size_t{8} << 10;
@@ -977,7 +977,7 @@ template <class T> void alltoall_over_nodes(ishmem_team_t team, T* dest, const T
 // shared-memory path on one node): up to scan_node_hops_max, where every part has inboxes (alike
 // on every member). Between namespaces over TCP, of MPI_Scan / MPI_Exscan, all through MPI /
 // node hops: 2 x 2 PEs 8-64 B 1.05-1.06 / 1.02-1.04, 512 B-4 KiB 1.00-1.03 / 0.84-0.95; 2 x 4
-// 1.00-1.06 / 0.80-0.90; 1 + 2 + 1 1.02-1.04 / 0.90-1.02; at 8 KiB 1.00-1.02 / 0.93-1.12 and
+// 1.00-1.06 / 0.80-0.90; 1 + 2 + 1 1.02-1.04 / 0.90-1.02; at 8 KiB 0.99-1.02 / 0.93-1.12 and
 // 16 KiB 0.99-1.03 / 1.07-1.23, where an inbox's pieces cost more than MPI's one message (stop 50).
 inline constexpr size_t scan_node_hops_max = size_t{4} << 10;
 inline bool scan_chain_over_nodes(const node_groups& g, size_t bytes) {
