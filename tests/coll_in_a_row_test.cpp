@@ -26,7 +26,9 @@ using ishmem_testing::patterns::sym_array;
 std::vector<ishmem_team_t> teams_to_test(ishmem_team_t* all_but_first) {
     *all_but_first = ISHMEM_TEAM_INVALID;
     const int n = ishmem_n_pes();
-    if (n >= 3) EXPECT_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 1, 1, n - 1, nullptr, 0, all_but_first), 0);
+    if (n >= 3) {
+        EXPECT_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 1, 1, n - 1, nullptr, 0, all_but_first), 0);
+    }
     std::vector<ishmem_team_t> out{ISHMEM_TEAM_WORLD, strided_test_team()};
     if (n >= 3) out.push_back(*all_but_first);
     return out;
