@@ -569,6 +569,18 @@ int reduce(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nred
     return 0;
 }
 
+// A piece of a scan's chain, on one member: its dest gets the sum up to and with it (inclusive),
+// or zeros on the first member and the sum of the members below it on the others (exclusive).
+template <class T> void scan_dest(T* dest, const T* sum, const T* below, size_t bytes, bool inclusive, bool first) {
+    if (inclusive) {
+        if (dest != sum) move_bytes(dest, sum, bytes);
+    } else if (first) {
+        zero_bytes(dest, bytes);
+    } else {
+        move_bytes(dest, below, bytes);
+    }
+}
+
 // Member i reads the members below it (and itself for the inclusive scan); it waits for those
 // members' flags only, and for the acks of the members above it, which read its source.
 template <class T, class W>
@@ -604,13 +616,7 @@ int scan(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems
                     sum = upto;
                 }
                 if (!last) ea.send(t.my_index + 1, sum, bytes, true);  // before dest: in place, dest is source
-                if (inclusive) {
-                    if (dest + lo != sum) move_bytes(dest + lo, sum, bytes);
-                } else if (first) {
-                    zero_bytes(dest + lo, bytes);
-                } else {
-                    move_bytes(dest + lo, below, bytes);
-                }
+                scan_dest(dest + lo, sum, below, bytes, inclusive, first);
                 ea.finish();
                 lo += m;
             } while (lo < nelems);
@@ -904,26 +910,27 @@ template <class T> void collect_over_nodes(ishmem_team_t team, T* dest, const T*
 }
 
 // Whether an alltoall of `bytes` a block over a team with node groups g runs on two levels: where
-// every group is a run of consecutive members, up to alltoall_levels_max, and source and dest
-// apart (alike on every member: the arrays are symmetric). Each node's leader then sends one
-// message to each other node's leader, with every block from its node to that node's members,
-// where the transport's alltoall sends one message per pair of members on different nodes (2 x 2
-// PEs: 2 instead of 8) and one per pair on the same node through MPI's shared memory. Between
-// namespaces over TCP, of MPI_Alltoall, flat / two levels: 2 x 2 PEs 8 B-8 KiB 0.99-1.04 /
-// 0.50-0.77, 2 x 4 1.01-1.04 / 0.31-0.73, 1 + 2 + 1 1.00-1.03 / 0.71-0.93; at 16 KiB 0.97-1.01 /
-// 0.93-1.14, as there the one leader carries all of its node's data on one connection, where the
-// members' own messages move at once (stop 50).
+// the team has a node part (every group an arithmetic run of members), up to alltoall_levels_max,
+// and source and dest apart (alike on every member: the arrays are symmetric). Each node's leader
+// then sends one message to each other node's leader, with every block from its node to that
+// node's members, where the transport's alltoall sends one message per pair of members on
+// different nodes (2 x 2 PEs: 2 instead of 8) and one per pair on the same node through MPI's
+// shared memory. Between namespaces over TCP, with each node's members consecutive, of
+// MPI_Alltoall, flat / two levels: 2 x 2 PEs 8 B-8 KiB 0.99-1.04 / 0.50-0.77, 2 x 4 1.01-1.04 /
+// 0.31-0.73, 1 + 2 + 1 1.00-1.03 / 0.71-0.93; at 16 KiB 0.97-1.01 / 0.93-1.14, as there the one
+// leader carries all of its node's data on one connection, where the members' own messages move
+// at once (stop 50). Members spaced out (cyclic placements) send the same messages.
 inline constexpr size_t alltoall_levels_max = size_t{8} << 10;
 inline bool alltoall_on_levels(const node_groups& g, int members, const void* dest, const void* source, size_t bytes) {
     const size_t all = bytes * static_cast<size_t>(members);
-    return g.part >= 0 && g.contiguous && bytes <= alltoall_levels_max && !overlap_at_all(dest, all, source, all);
+    return g.part >= 0 && bytes <= alltoall_levels_max && !overlap_at_all(dest, all, source, all);
 }
 
 // The two levels of alltoall_on_levels. Every member of a node publishes that its source may be
 // read and its dest written, and waits for its leader; the leader copies the blocks among its
-// node's members itself, packs those for each other node (ordered by receiver, then sender, so
-// that a receiver's blocks from one node are one run of its dest), exchanges them with the other
-// leaders (transport::exchange_blocks), writes what came into its members' dests and lets them go.
+// node's members itself, packs those for each other node (ordered by receiver, then sender),
+// exchanges them with the other leaders (transport::exchange_blocks; the leaders' communicator
+// is ordered as the groups), writes what came into its members' dests and lets them go.
 template <class T> void alltoall_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
     const node_groups& g = team_nodes[static_cast<size_t>(team)];
     const size_t b = nelems * sizeof(T);
@@ -935,13 +942,14 @@ template <class T> void alltoall_over_nodes(ishmem_team_t team, T* dest, const T
     exchange ex(alone{}, g.part, "ishmem_alltoall");
     ex.publish();
     if (part.my_index != 0) return ex.wait_acks(1);
-    const size_t groups = g.count.size(), k = static_cast<size_t>(g.my_group);
-    const size_t mine = static_cast<size_t>(g.count[k]), first = static_cast<size_t>(g.first[k]);
+    const size_t groups = g.count.size(), k = static_cast<size_t>(g.my_group), mine = static_cast<size_t>(g.count[k]);
     for (size_t j = 1; j < mine; ++j) ex.wait_ready(static_cast<int>(j));
+    // Where block i of an array begins: i is the team index of member m of group l.
+    auto block = [&](size_t l, size_t m) { return (static_cast<size_t>(g.first[l]) + m * static_cast<size_t>(g.step[l])) * b; };
     auto src = [&](size_t s) { return reinterpret_cast<const char*>(translate(source, part.world_pe(static_cast<int>(s)))); };
     auto dst = [&](size_t d) { return reinterpret_cast<char*>(translate(dest, part.world_pe(static_cast<int>(d)))); };
     for (size_t s = 0; s < mine; ++s)
-        for (size_t d = 0; d < mine; ++d) std::memcpy(dst(d) + (first + s) * b, src(s) + (first + d) * b, b);
+        for (size_t d = 0; d < mine; ++d) std::memcpy(dst(d) + block(k, s), src(s) + block(k, d), b);
     thread_local std::vector<char> out, in;
     thread_local std::vector<size_t> at, len;  // by group: out's places and lengths, then in's
     at.assign(2 * groups, 0);
@@ -956,17 +964,15 @@ template <class T> void alltoall_over_nodes(ishmem_team_t team, T* dest, const T
     out.resize(total);
     in.resize(total);
     for (size_t l = 0; l < groups; ++l) {
-        if (l == k) continue;
         char* o = out.data() + at[l];
-        for (size_t d = 0; d < static_cast<size_t>(g.count[l]); ++d)
-            for (size_t s = 0; s < mine; ++s, o += b) std::memcpy(o, src(s) + (static_cast<size_t>(g.first[l]) + d) * b, b);
+        for (size_t d = 0; l != k && d < static_cast<size_t>(g.count[l]); ++d)
+            for (size_t s = 0; s < mine; ++s, o += b) std::memcpy(o, src(s) + block(l, d), b);
     }
     remote->exchange_blocks(g.part, in.data(), at.data() + groups, len.data() + groups, out.data(), at.data(), len.data());
     for (size_t l = 0; l < groups; ++l) {
-        if (l == k) continue;
-        const size_t run = static_cast<size_t>(g.count[l]) * b;
-        for (size_t d = 0; d < mine; ++d)
-            std::memcpy(dst(d) + static_cast<size_t>(g.first[l]) * b, in.data() + at[groups + l] + d * run, run);
+        const char* i = in.data() + at[groups + l];
+        for (size_t d = 0; l != k && d < mine; ++d)
+            for (size_t s = 0; s < static_cast<size_t>(g.count[l]); ++s, i += b) std::memcpy(dst(d) + block(l, s), i, b);
     }
     for (size_t j = 1; j < mine; ++j) ex.ack(static_cast<int>(j));
 }
@@ -1024,13 +1030,7 @@ void scan_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems
             sum = into;
         }
         if (near_above) ea.send(at + 1, sum, piece, true);  // before dest: in place, dest is source
-        if (inclusive) {
-            if (dest + lo != sum) move_bytes(dest + lo, sum, piece);
-        } else if (first) {
-            zero_bytes(dest + lo, piece);
-        } else {
-            move_bytes(dest + lo, below, piece);
-        }
+        scan_dest(dest + lo, sum, below, piece, inclusive, first);
         ea.finish();
         lo += m;
     } while (lo < nelems);
