@@ -398,15 +398,9 @@ void p2p_collectives::alltoall(MPI_Comm c, void* dest, const void* source, size_
     char* d = static_cast<char*>(dest);
     const char* s = static_cast<const char*>(source);
     std::memmove(d + static_cast<size_t>(rank) * bytes, s + static_cast<size_t>(rank) * bytes, bytes);
-    const int k = pieces(bytes);
-    std::vector<MPI_Request> r(2 * static_cast<size_t>(k) * static_cast<size_t>(n - 1));
-    for (int i = 1; i < n; ++i) {
-        const int from = (rank - i + n) % n, to = (rank + i) % n;
-        MPI_Request* ri = r.data() + 2 * static_cast<size_t>(k) * static_cast<size_t>(i - 1);
-        recv_pieces(d + static_cast<size_t>(from) * bytes, bytes, from, c, ri);
-        send_pieces(s + static_cast<size_t>(to) * bytes, bytes, to, c, ri + k);
-    }
-    wait_all(r.data(), static_cast<int>(r.size()), "an alltoall's messages");
+    std::vector<size_t> at(static_cast<size_t>(n)), len(static_cast<size_t>(n), bytes);
+    for (size_t j = 0; j < at.size(); ++j) at[j] = j * bytes;
+    alltoallv(c, d, at.data(), len.data(), s, at.data(), len.data());
 }
 
 void p2p_collectives::alltoallv(MPI_Comm c, char* in, const size_t* in_at, const size_t* in_bytes, const char* out,
@@ -560,9 +554,7 @@ void p2p_collectives::scan(MPI_Comm c, bool inclusive, MPI_Datatype type, void* 
     const bool last = rank + 1 == n, in_place = dest == source;
     MPI_Request r[pieces_max];
     auto pass_on = [&](const void* upto) {  // to the next member, and wait: upto may be scratch
-        if (last) return;
-        send_pieces(upto, bytes, rank + 1, c, r);
-        wait_all(r, pieces(bytes), "a scan's send");
+        if (!last) send_one(c, rank + 1, upto, bytes);
     };
     if (rank == 0) {  // the sum of members 0..0 is my source, of none zeros
         if (in_place) {  // (dest is the source being sent)

@@ -950,15 +950,16 @@ template <class T> void alltoall_over_nodes(ishmem_team_t team, T* dest, const T
     auto dst = [&](size_t d) { return reinterpret_cast<char*>(translate(dest, part.world_pe(static_cast<int>(d)))); };
     for (size_t s = 0; s < mine; ++s)
         for (size_t d = 0; d < mine; ++d) std::memcpy(dst(d) + block(k, s), src(s) + block(k, d), b);
+    // What goes to group l and what comes from it have the same length and place in out and in.
     thread_local std::vector<char> out, in;
-    thread_local std::vector<size_t> at, len;  // by group: out's places and lengths, then in's
-    at.assign(2 * groups, 0);
-    len.assign(2 * groups, 0);
+    thread_local std::vector<size_t> at, len;  // by group
+    at.assign(groups, 0);
+    len.assign(groups, 0);
     size_t total = 0;
     for (size_t l = 0; l < groups; ++l) {
         if (l == k) continue;
-        at[l] = at[groups + l] = total;
-        len[l] = len[groups + l] = static_cast<size_t>(g.count[l]) * mine * b;
+        at[l] = total;
+        len[l] = static_cast<size_t>(g.count[l]) * mine * b;
         total += len[l];
     }
     out.resize(total);
@@ -968,9 +969,9 @@ template <class T> void alltoall_over_nodes(ishmem_team_t team, T* dest, const T
         for (size_t d = 0; l != k && d < static_cast<size_t>(g.count[l]); ++d)
             for (size_t s = 0; s < mine; ++s, o += b) std::memcpy(o, src(s) + block(l, d), b);
     }
-    remote->exchange_blocks(g.part, in.data(), at.data() + groups, len.data() + groups, out.data(), at.data(), len.data());
+    remote->exchange_blocks(g.part, in.data(), at.data(), len.data(), out.data(), at.data(), len.data());
     for (size_t l = 0; l < groups; ++l) {
-        const char* i = in.data() + at[groups + l];
+        const char* i = in.data() + at[l];
         for (size_t d = 0; l != k && d < mine; ++d)
             for (size_t s = 0; s < static_cast<size_t>(g.count[l]); ++s, i += b) std::memcpy(dst(d) + block(l, s), i, b);
     }
