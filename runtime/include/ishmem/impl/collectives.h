@@ -814,19 +814,27 @@ template <class T> void broadcast_over_nodes(ishmem_team_t team, T* dest, const 
 
 // Whether a collect or fcollect of `total` bytes in all over a team with node groups g runs on two
 // levels (each node's blocks to its leader, the leaders' exchange, each leader's hand-on of dest
-// in its node). The transport's exchange takes ceil(log2) rounds of its members, so the two levels
-// save rounds only where there are fewer leaders by that measure (2 x 2 PEs: 1 round, not 2;
-// 1 + 2 + 1: 2 either way, and the node's steps cost more, stop 35); from collect_levels_min
-// bytes sending each node's blocks once pays for them anyway (1 + 2 + 1 at 128 KiB in all: collect
-// and fcollect 0.96 and 0.73 of MPI flat against 1.25 and 1.10 on two levels; at 256 KiB alike
-// within the spread, stop 41). Above collect_levels_max flat: the
-// hand-on copies the whole dest after the exchange, where MPI delivers each member's data
-// straight (between namespaces on one host, where the network is a copy too, it cost more: at
-// 1 MiB in all, fcollect on 1 + 2 + 1 PEs 1.14 of MPI on two levels, 0.89 flat, stop 36).
+// in its node): where the leaders' exchange takes fewer rounds than the members' would
+// (collect_rounds_of: 2 x 2 PEs 1, not 2; 1 + 2 + 1, 1 + 1 + 2 and 2 + 1 + 1: 1, not 2, since the
+// transport sends each of three leaders' blocks straight to the other two). Counting
+// ceil(log2 3) = 2 rounds for three leaders kept those flat, at 1.01-1.26 of MPI from 8 B to
+// 16 KiB; on two levels 0.69-0.99 (collect) and 0.77-0.99 (fcollect) on 1 + 2 + 1 and 1 + 1 + 2,
+// 2 + 1 + 1 collect 1.23-1.26 -> 0.90-0.93 but fcollect 4 KiB 1.02 -> 1.12 (stop 51, 4 rounds).
+// From collect_levels_min bytes sending each node's blocks once pays for the node's steps anyway
+// (1 + 2 + 1 at 128 KiB in all with two rounds either way: collect and fcollect 0.96 and 0.73 of
+// MPI flat against 1.25 and 1.10 on two levels; at 256 KiB alike within the spread, stop 41).
+// Above collect_levels_max flat: the hand-on copies the whole dest after the exchange, where MPI
+// delivers each member's data straight (between namespaces on one host, where the network is a
+// copy too, it cost more: at 1 MiB in all, fcollect on 1 + 2 + 1 PEs 1.14 of MPI on two levels,
+// 0.89 flat, stop 36).
 inline constexpr size_t collect_levels_min = size_t{256} << 10, collect_levels_max = size_t{512} << 10;
+// The rounds of the transport's collect among `members`: one on up to direct_max (3), whose
+// blocks go straight to every other member (p2p_collectives::collect_direct), else ceil(log2).
+inline int collect_rounds_of(size_t members) { return members <= 3 ? 1 : rounds_of(members); }
 inline bool collect_on_levels(const node_groups& g, int members, size_t total) {
     if (g.part < 0 || !g.contiguous || total > collect_levels_max) return false;
-    return levels_save_rounds(g, members) || total >= collect_levels_min;
+    return collect_rounds_of(g.count.size()) < collect_rounds_of(static_cast<size_t>(members)) ||
+           total >= collect_levels_min;
 }
 
 // Where every group is a run of consecutive members, whose blocks are then one run of dest: each
@@ -916,10 +924,11 @@ template <class T> void collect_over_nodes(ishmem_team_t team, T* dest, const T*
 // node's members, where the transport's alltoall sends one message per pair of members on
 // different nodes (2 x 2 PEs: 2 instead of 8) and one per pair on the same node through MPI's
 // shared memory. Between namespaces over TCP, with each node's members consecutive, of
-// MPI_Alltoall, flat / two levels: 2 x 2 PEs 8 B-8 KiB 0.99-1.04 / 0.50-0.77, 2 x 4 1.01-1.04 /
+// MPI_Alltoall, flat / two levels: 2 x 2 PEs 8 B-8 KiB 0.99-1.04 / 0.50-0.77, 2 + 4 1.01-1.04 /
 // 0.31-0.73, 1 + 2 + 1 1.00-1.03 / 0.71-0.93; at 16 KiB 0.97-1.01 / 0.93-1.14, as there the one
 // leader carries all of its node's data on one connection, where the members' own messages move
-// at once (stop 50). Members spaced out (cyclic placements) send the same messages.
+// at once (stop 50). Members spaced out (cyclic placements) send the same messages: 2 x 2 PEs
+// placed by node, 8 B-8 KiB 1.00-1.02 / 0.51-0.80, 16 KiB 1.00 / 0.96 (stop 51).
 inline constexpr size_t alltoall_levels_max = size_t{8} << 10;
 inline bool alltoall_on_levels(const node_groups& g, int members, const void* dest, const void* source, size_t bytes) {
     const size_t all = bytes * static_cast<size_t>(members);
@@ -983,7 +992,7 @@ template <class T> void alltoall_over_nodes(ishmem_team_t team, T* dest, const T
 // hops between nodes through the transport, whose scan is the same chain all through MPI (its
 // shared-memory path on one node): up to scan_node_hops_max, where every part has inboxes (alike
 // on every member). Between namespaces over TCP, of MPI_Scan / MPI_Exscan, all through MPI /
-// node hops: 2 x 2 PEs 8-64 B 1.05-1.06 / 1.02-1.04, 512 B-4 KiB 1.00-1.03 / 0.84-0.95; 2 x 4
+// node hops: 2 x 2 PEs 8-64 B 1.05-1.06 / 1.02-1.04, 512 B-4 KiB 1.00-1.03 / 0.84-0.95; 2 + 4
 // 1.00-1.06 / 0.80-0.90; 1 + 2 + 1 1.02-1.04 / 0.90-1.02; at 8 KiB 0.99-1.02 / 0.93-1.12 and
 // 16 KiB 0.99-1.03 / 1.07-1.23, where an inbox's pieces cost more than MPI's one message (stop 50).
 inline constexpr size_t scan_node_hops_max = size_t{4} << 10;
