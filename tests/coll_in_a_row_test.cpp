@@ -4,12 +4,14 @@
 // wrong values. Across nodes these are alltoalls around the turn from two levels (each node's
 // leader exchanges its node's blocks with the other leaders) to the transport's own exchange, and
 // the small scans' chain, whose hops go through a node's inboxes or the transport by where the
-// neighbours are. On the world team, the strided test team and the team of all PEs but PE 0
+// neighbours are, and collects and fcollects whose sizes cross the turns of their two levels from
+// call to call. On the world team, the strided test team and the team of all PEs but PE 0
 // (whose node groups differ in size where the world's are alike).
 #include <gtest/gtest.h>
 #include <ishmem.h>
 #include <ishmemx.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -123,5 +125,58 @@ TEST(CollInARow, SmallScansWhoseChainCrossesNodes) {
     ishmem_barrier_all();
     if (all_but_first != ISHMEM_TEAM_INVALID) ishmem_team_destroy(all_but_first);
 }
+
+// Element i of world PE pe's block in collect or fcollect call c.
+int64_t collect_value(int pe, std::size_t i, int c) { return static_cast<int64_t>(pe) * 1000003 + static_cast<int64_t>(i) * 5 + c * 11; }
+
+// Collects and fcollects whose sizes cross the turns of their two levels across nodes from call to
+// call: 192 KiB a member on average (24576 int64; above it flat), 256 KiB in all, and tiny calls
+// between. A collect goes by the size of the team's last call, so members whose calls take
+// different paths, or a path chosen from a stale size, show as wrong values; so would a dest
+// written past its end. Collect blocks differ by member (base + 0, 1 or 2 elements).
+TEST(CollInARow, CollectsAroundTheLevelsTurns) {
+    const std::size_t bases[] = {24575, 24577, 3, 24576, 24000, 25000, 1, 32769, 24575, 0, 24577};
+    constexpr std::size_t spread = 2, past = 8;
+    const std::size_t most = *std::max_element(std::begin(bases), std::end(bases)) + spread;
+    const int me_world = ishmem_my_pe();
+    const std::size_t room = most * static_cast<std::size_t>(ishmem_n_pes()) + past;
+    sym_array<int64_t> src(most), dst(room);
+    ASSERT_TRUE(src && dst);
+    ishmem_team_t all_but_first;
+    for (ishmem_team_t team : teams_to_test(&all_but_first)) {
+        const int me = ishmem_team_my_pe(team), n = ishmem_team_n_pes(team);
+        ishmem_barrier_all();
+        if (me < 0) continue;
+        for (int fixed = 0; fixed < 2; ++fixed) {
+            int c = 0;
+            for (std::size_t base : bases) {
+                ++c;
+                auto count = [&](int member) { return fixed ? base : base + static_cast<std::size_t>(member % 3); };
+                for (std::size_t i = 0; i < count(me); ++i) src[i] = collect_value(me_world, i, c);
+                for (std::size_t i = 0; i < room; ++i) dst[i] = -7;
+                ASSERT_EQ(fixed ? ishmem_int64_fcollect(team, dst.get(), src.get(), base)
+                                : ishmem_int64_collect(team, dst.get(), src.get(), count(me)),
+                          0);
+                std::size_t at = 0, bad = 0;
+                for (int j = 0; j < n; ++j) {
+                    const int pe = ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD);
+                    for (std::size_t i = 0; i < count(j); ++i, ++at)
+                        if (dst[at] != collect_value(pe, i, c) && bad++ == 0)
+                            ADD_FAILURE() << (fixed ? "fcollect" : "collect") << " call " << c << " (" << base
+                                          << " int64 a member), team PE " << me << " of " << n << ", block of team PE "
+                                          << j << ", element " << i << ": " << dst[at] << " != " << collect_value(pe, i, c);
+                }
+                for (std::size_t i = at; i < at + past; ++i)
+                    if (dst[i] != -7 && bad++ == 0)
+                        ADD_FAILURE() << (fixed ? "fcollect" : "collect") << " call " << c << ": dest past its "
+                                      << at << " elements was written";
+                ASSERT_EQ(bad, 0u);
+            }
+        }
+    }
+    ishmem_barrier_all();
+    if (all_but_first != ISHMEM_TEAM_INVALID) ishmem_team_destroy(all_but_first);
+}
+
 
 }  // namespace

@@ -823,16 +823,20 @@ template <class T> void broadcast_over_nodes(ishmem_team_t team, T* dest, const 
 // From collect_levels_min bytes sending each node's blocks once pays for the node's steps anyway
 // (1 + 2 + 1 at 128 KiB in all with two rounds either way: collect and fcollect 0.96 and 0.73 of
 // MPI flat against 1.25 and 1.10 on two levels; at 256 KiB alike within the spread, stop 41).
-// Above collect_levels_max flat: the hand-on copies the whole dest after the exchange, where MPI
-// delivers each member's data straight (between namespaces on one host, where the network is a
-// copy too, it cost more: at 1 MiB in all, fcollect on 1 + 2 + 1 PEs 1.14 of MPI on two levels,
-// 0.89 flat, stop 36).
-inline constexpr size_t collect_levels_min = size_t{256} << 10, collect_levels_max = size_t{512} << 10;
+// From collect_member_max bytes a member on average flat again: the hand-on copies the whole dest
+// after the exchange, where MPI delivers each member's data straight (1 + 2 + 1 PEs at 256 KiB a
+// member: fcollect 1.14 of MPI on two levels, 0.89 flat, stop 36; stop 51: 1.06 / 0.87). The
+// limit is a member's share, not the total: with more members on a node the flat path's MPI
+// collective over all of them costs more (2 x 4 PEs at 64 KiB a member, 512 KiB in all: collect
+// 1.24-1.28 flat against 0.60-0.67 on two levels; 128 KiB a member: fcollect 1.06 / 0.79-0.81,
+// where 1 + 2 + 1 at 128 KiB a member is alike either way; stop 51). A collect goes by the
+// average of its last call's blocks, which may differ.
+inline constexpr size_t collect_levels_min = size_t{256} << 10, collect_member_max = size_t{192} << 10;
 // The rounds of the transport's collect among `members`: one on up to direct_max (3), whose
 // blocks go straight to every other member (p2p_collectives::collect_direct), else ceil(log2).
 inline int collect_rounds_of(size_t members) { return members <= 3 ? 1 : rounds_of(members); }
 inline bool collect_on_levels(const node_groups& g, int members, size_t total) {
-    if (g.part < 0 || !g.contiguous || total > collect_levels_max) return false;
+    if (g.part < 0 || !g.contiguous || total > collect_member_max * static_cast<size_t>(members)) return false;
     return collect_rounds_of(g.count.size()) < collect_rounds_of(static_cast<size_t>(members)) ||
            total >= collect_levels_min;
 }
