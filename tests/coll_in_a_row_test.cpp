@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 #include "harness/harness.h"
@@ -177,6 +178,5 @@ TEST(CollInARow, CollectsAroundTheLevelsTurns) {
     ishmem_barrier_all();
     if (all_but_first != ISHMEM_TEAM_INVALID) ishmem_team_destroy(all_but_first);
 }
-
 
 }  // namespace
