@@ -398,7 +398,9 @@ void p2p_collectives::alltoall(MPI_Comm c, void* dest, const void* source, size_
     char* d = static_cast<char*>(dest);
     const char* s = static_cast<const char*>(source);
     std::memmove(d + static_cast<size_t>(rank) * bytes, s + static_cast<size_t>(rank) * bytes, bytes);
-    std::vector<size_t> at(static_cast<size_t>(n)), len(static_cast<size_t>(n), bytes);
+    thread_local std::vector<size_t> at, len;  // (kept: no allocation a call)
+    at.resize(static_cast<size_t>(n));
+    len.assign(static_cast<size_t>(n), bytes);
     for (size_t j = 0; j < at.size(); ++j) at[j] = j * bytes;
     alltoallv(c, d, at.data(), len.data(), s, at.data(), len.data());
 }

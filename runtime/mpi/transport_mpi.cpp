@@ -435,6 +435,12 @@ class mpi_transport final : public transport {
             allgatherv(c, rank, dest, source, lengths);
     }
 
+    // One on up to direct_max members (every block straight to every other: collect_as_messages),
+    // else ceil(log2) (Bruck's algorithm, or MPI_Iallgatherv's recursive exchange).
+    int collect_rounds(size_t members) const override {
+        return members <= static_cast<size_t>(mpi::p2p_collectives::direct_max) ? 1 : coll::rounds_of(members);
+    }
+
     void exchange_blocks(int team, void* in, const size_t* in_at, const size_t* in_bytes, const void* out,
                          const size_t* out_at, const size_t* out_bytes) override {
         p2p_.alltoallv(comm(team), static_cast<char*>(in), in_at, in_bytes, static_cast<const char*>(out), out_at,

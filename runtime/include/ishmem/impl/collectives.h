@@ -703,9 +703,10 @@ inline int rounds_of(size_t members) {
     return r;
 }
 // Whether the leaders' exchange of a team with node groups g takes fewer rounds than its members'
-// would (2 x 2 PEs: 1, not 2; 1 + 2 + 1: 2 either way).
-inline bool levels_save_rounds(const node_groups& g, int members) {
-    return rounds_of(g.count.size()) < rounds_of(static_cast<size_t>(members));
+// would, with `rounds` the rounds of the exchange among so many (by recursive doubling: 2 x 2 PEs
+// 1, not 2; 1 + 2 + 1: 2 either way).
+inline bool levels_save_rounds(const node_groups& g, int members, int (*rounds)(size_t) = rounds_of) {
+    return rounds(g.count.size()) < rounds(static_cast<size_t>(members));
 }
 
 // Whether a reduction of `bytes` per member over a team with node groups g runs on two levels.
@@ -815,12 +816,13 @@ template <class T> void broadcast_over_nodes(ishmem_team_t team, T* dest, const 
 // Whether a collect or fcollect of `total` bytes in all over a team with node groups g runs on two
 // levels (each node's blocks to its leader, the leaders' exchange, each leader's hand-on of dest
 // in its node): where the leaders' exchange takes fewer rounds than the members' would
-// (collect_rounds_of: 2 x 2 PEs 1, not 2; 1 + 2 + 1, 1 + 1 + 2 and 2 + 1 + 1: 1, not 2, since the
-// transport's collect sends each of three leaders' blocks straight to the other two; its fcollect
-// over three nodes of equal size does so up to 8 KiB a leader, then MPI_Iallgather). Counting
-// ceil(log2 3) = 2 rounds for three leaders kept those flat, at 1.01-1.26 of MPI from 8 B to
-// 16 KiB; on two levels 0.69-0.98 (collect) and 0.77-1.05 (fcollect) on 1 + 2 + 1 and 1 + 1 + 2,
-// 2 + 1 + 1 collect 1.23-1.26 -> 0.90-0.93 but fcollect 4 KiB 1.02 -> 1.12 (stop 51, 4 rounds).
+// (transport::collect_rounds: 2 x 2 PEs 1, not 2; 1 + 2 + 1, 1 + 1 + 2 and 2 + 1 + 1: 1, not 2,
+// since the MPI transport's collect sends each of three leaders' blocks straight to the other
+// two; its fcollect over three nodes of equal size does so up to 8 KiB a leader, then
+// MPI_Iallgather). Counting ceil(log2 3) = 2 rounds for three leaders kept those flat, at
+// 1.01-1.26 of MPI from 8 B to 16 KiB; on two levels 0.69-0.98 (collect) and 0.77-1.05
+// (fcollect) on 1 + 2 + 1 and 1 + 1 + 2, 2 + 1 + 1 collect 1.23-1.26 -> 0.90-0.93 but fcollect
+// 4 KiB 1.02 -> 1.12 (stop 51, 4 rounds).
 // From collect_levels_min bytes sending each node's blocks once pays for the node's steps anyway
 // (1 + 2 + 1 at 128 KiB in all with two rounds either way: collect and fcollect 0.96 and 0.73 of
 // MPI flat against 1.25 and 1.10 on two levels; at 256 KiB alike within the spread, stop 41).
@@ -833,12 +835,9 @@ template <class T> void broadcast_over_nodes(ishmem_team_t team, T* dest, const 
 // where 1 + 2 + 1 at 128 KiB a member is alike either way; stop 51). A collect goes by the
 // average of its last call's blocks, which may differ.
 inline constexpr size_t collect_levels_min = size_t{256} << 10, collect_member_max = size_t{192} << 10;
-// The rounds of the transport's collect among `members`: one on up to direct_max (3), whose
-// blocks go straight to every other member (p2p_collectives::collect_direct), else ceil(log2).
-inline int collect_rounds_of(size_t members) { return members <= 3 ? 1 : rounds_of(members); }
 inline bool collect_on_levels(const node_groups& g, int members, size_t total) {
     if (g.part < 0 || !g.contiguous || total > collect_member_max * static_cast<size_t>(members)) return false;
-    return collect_rounds_of(g.count.size()) < collect_rounds_of(static_cast<size_t>(members)) ||
+    return levels_save_rounds(g, members, [](size_t n) { return remote->collect_rounds(n); }) ||
            total >= collect_levels_min;
 }
 

@@ -75,6 +75,9 @@ struct transport {
     // A collect whose blocks' lengths every member knows (bytes_of[i]: member i's), which it need
     // not exchange first; source may lie in dest.
     virtual void collect_known(int team, void* dest, const void* source, const size_t* bytes_of) = 0;
+    // The rounds of messages in which collective(coll_collect) and collect_known move every block to
+    // every member of a team of `members` (collectives.h compares the leaders' with all members').
+    virtual int collect_rounds(size_t members) const = 0;
     // An alltoall whose blocks' lengths every member knows: this member sends out_bytes[j] bytes
     // from out + out_at[j] to every other member j and receives in_bytes[j] bytes from it into
     // in + in_at[j], all at once (nothing to or from itself). The buffers may be private memory.
