@@ -202,14 +202,16 @@ inline long env_long(const char* name) {
 }
 
 // Before MPI_Init: whether ishmem will find this job's PEs on several nodes. ISHMEM_NODE_SPLIT=pe
-// makes every PE a node of its own; otherwise the launcher says how many ranks share this node:
+// makes every PE a node of its own, and =K or =cyclic:K nodes of K PEs (several nodes once there
+// are more PEs than K: assumed, since the size is only known later); otherwise the launcher says
+// how many ranks share this node:
 // Open MPI's OMPI_COMM_WORLD_LOCAL_SIZE against OMPI_COMM_WORLD_SIZE (MPICH's Hydra:
 // MPI_LOCALNRANKS against PMI_SIZE).
 inline bool spans_nodes_from_env() {
     long size = env_long("OMPI_COMM_WORLD_SIZE"), local = env_long("OMPI_COMM_WORLD_LOCAL_SIZE");
     if (size < 0) size = env_long("PMI_SIZE"), local = env_long("MPI_LOCALNRANKS");
     const char* split = getenv("ISHMEM_NODE_SPLIT");
-    if (split && strcmp(split, "pe") == 0) return size != 1;  // unknown size: assume several PEs
+    if (split && strcmp(split, "hostname") != 0) return size != 1;  // unknown size: assume several PEs
     return size > 0 && local > 0 && local < size;
 }
 

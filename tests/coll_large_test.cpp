@@ -497,4 +497,44 @@ TEST(CollLarge, BroadcastsAndFcollectsOfOddSizes) {
     }
 }
 
+// Fcollects of sizes around the ones where, across nodes, a member's block goes whole (up to 60
+// KiB), in 32 KiB pieces, and where the messages give way to MPI_Iallgather (over 64 KiB a
+// member); each round's bytes differ from the last's. World and strided team; every byte and the
+// bytes past the end checked.
+TEST(CollLarge, FcollectsAroundTheMessageLimits) {
+    const std::size_t sizes[] = {8193, 32768, 61440, 61441, 65535, 65536, 65537, 8};
+    const int me_world = ishmem_my_pe(), npes = ishmem_n_pes();
+    constexpr std::size_t most = 65537;
+    const std::size_t room = most * static_cast<std::size_t>(npes) + 64;
+    sym_array<unsigned char> src(most), dst(room);
+    ASSERT_TRUE(src && dst);
+    auto byte_of = [](int pe, std::size_t i, std::size_t bytes) {
+        return static_cast<unsigned char>((i ^ (i >> 9) ^ (i >> 15)) * 11 + static_cast<std::size_t>(pe) * 37 + bytes);
+    };
+    for (ishmem_team_t team : {ISHMEM_TEAM_WORLD, strided_test_team()}) {
+        const int me = ishmem_team_my_pe(team), n = ishmem_team_n_pes(team);
+        for (std::size_t bytes : sizes) {  // as many barriers on non-members
+            std::memset(dst.get(), 0xee, room);
+            for (std::size_t i = 0; i < bytes; ++i) src[i] = byte_of(me_world, i, bytes);
+            ishmem_barrier_all();
+            if (me >= 0) {
+                EXPECT_EQ(ishmem_fcollectmem(team, dst.get(), src.get(), bytes), 0);
+                std::size_t bad = 0, first = 0;
+                for (int j = 0; j < n; ++j) {
+                    const int pe = ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD);
+                    for (std::size_t i = 0; i < bytes; ++i) {
+                        const std::size_t at = static_cast<std::size_t>(j) * bytes + i;
+                        if (dst[at] != byte_of(pe, i, bytes) && bad++ == 0) first = at;
+                    }
+                }
+                for (std::size_t i = bytes * static_cast<std::size_t>(n); i < room; ++i)
+                    if (dst[i] != 0xee && bad++ == 0) first = i;
+                EXPECT_EQ(bad, 0u) << "fcollectmem of " << bytes << " bytes a member over a team of " << n
+                                   << ": first bad byte " << first;
+            }
+            ishmem_barrier_all();
+        }
+    }
+}
+
 }  // namespace

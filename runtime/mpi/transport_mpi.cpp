@@ -393,7 +393,8 @@ class mpi_transport final : public transport {
                     });
                 return dest_bytes;
             case coll_broadcast:
-                broadcast(c, n, rank, dest, source, bytes, root, false);
+                // (slots from teams_max up are node parts: their members are a team's leaders)
+                broadcast(c, n, rank, dest, source, bytes, root, false, team >= teams_max);
                 return bytes;
             case coll_collect: {
                 // The path follows the largest block of the team's last collect, which every
@@ -420,7 +421,7 @@ class mpi_transport final : public transport {
         int n = 0, rank = 0;
         MPI_Comm_size(c, &n);
         MPI_Comm_rank(c, &rank);
-        broadcast(c, n, rank, dest, source, bytes, root, true);
+        broadcast(c, n, rank, dest, source, bytes, root, true, false);
     }
 
     void collect_known(int team, void* dest, const void* source, const size_t* bytes_of) override {
@@ -628,15 +629,21 @@ class mpi_transport final : public transport {
     // but not everywhere: the callers ask for the long chain (broadcast_chain) from 512 KiB where it
     // pays (broadcast_on_one_chain in collectives.h: a node in the middle, or 3-4 single-PE nodes).
     static constexpr size_t p2p_chain_max = size_t{256} << 10;
-    // On 3 members broadcasts below chain_short_max go down the chain as one message: the root
-    // sends once a call where the binomial tree has it send to both others, and calls in a row
-    // overlap along the chain (Open MPI's own choice for the smallest messages on fewer than 4
-    // ranks). Of MPI_Bcast, tree -> chain: 1 + 1 + 1 PEs 8 B 1.62 -> 1.04, 256 B 1.55 -> 1.04,
-    // 1 KiB 1.02 -> 0.68, 16 KiB 1.03 -> 0.78, 32 KiB 1.04 / 1.05, 64 KiB 0.83 / 1.02 (stop 43);
-    // the 3 leaders of 1 + 2 + 1 PEs 8 B 1.02 -> 0.65, 256 B 1.13 -> 0.75, 1 KiB 1.01 -> 0.95,
-    // 4-8 KiB alike, 16-24 KiB 0.69-0.74 -> 0.72-0.82 (stop 44). (With more PEs than cores the
-    // middle member must be scheduled to pass each message on: 4 PEs on 2 cores lost 6x at 1-16
-    // KiB, stop 43.)
+    // On 3 members or more, broadcasts below chain_short_max go down the chain as one message:
+    // the root sends once a call where the binomial tree has it send to log2 n others, and calls
+    // in a row overlap along the chain (Open MPI's own choice for the smallest messages on fewer
+    // than 4 ranks). Of MPI_Bcast, tree -> chain: 1 + 1 + 1 PEs 8 B 1.62 -> 1.04, 256 B 1.55 ->
+    // 1.04, 1 KiB 1.02 -> 0.68, 16 KiB 1.03 -> 0.78, 32 KiB 1.04 / 1.05, 64 KiB 0.83 / 1.02 (stop
+    // 43); the 3 leaders of 1 + 2 + 1 PEs 8 B 1.02 -> 0.65, 256 B 1.13 -> 0.75, 1 KiB 1.01 ->
+    // 0.95, 4-8 KiB alike, 16-24 KiB 0.69-0.74 -> 0.72-0.82 (stop 44); 4 x 1 PEs 8 B-4 KiB
+    // 1.01-1.06 -> 0.62-0.76, 8 x 1 8 B-16 KiB 0.73-1.26 -> 0.36-0.73 (stop 52; a binary tree,
+    // Open MPI's choice on 4-15 ranks, gave 0.65-1.03). But where 4 or more members are the
+    // leaders of two levels, a call's node step beyond its 512-byte inboxes keeps calls in a row
+    // from overlapping, so the chain's extra hops count in full: there the chain only below
+    // leaders_chain_max (4 x 2 PEs, tree / chain: 8-64 B 0.56-0.89 / 0.42-0.69, 1 KiB 0.69 / 0.63,
+    // 4 KiB 0.66 / 0.97, 16 KiB 0.81 / 0.94; stop 52). (With more PEs than cores the middle
+    // member must be scheduled to pass each message on: 4 PEs on 2 cores lost 6x at 1-16 KiB,
+    // stop 43.)
     // On 2 members from pair_whole_min to pair_whole_max a broadcast is one message (a
     // rendezvous): the chain's eager segments won below it (2 x 1 PEs, of MPI_Bcast, segments /
     // one: 128 KiB 0.73 / 1.02, 160 KiB 0.95 / 1.02) but ranged 0.97-1.15 at 256 KiB between
@@ -645,10 +652,20 @@ class mpi_transport final : public transport {
     // 1.20 / 1.11 and 1.25 / 1.13, 4 MiB 1.04 / 1.02 and 1.01 / 1.02, 512 KiB 1.19 / 1.17 and
     // 1.20 / 1.23 (stop 46). Larger ones stay with MPI_Ibcast (16 MiB 0.98 of MPI_Bcast, stop 45),
     // not measured as one message.
-    static constexpr size_t chain_short_max = size_t{32} << 10, pair_whole_min = size_t{192} << 10,
+    static constexpr size_t chain_short_max = size_t{32} << 10, leaders_chain_max = 2048,
+                            pair_whole_min = size_t{192} << 10,
                             pair_whole_max = size_t{4} << 20;
-    static constexpr size_t p2p_coll_max = 8192, p2p_bcast_max = size_t{64} << 10,
-                            p2p_alltoall_max = size_t{64} << 10, p2p_collect_max = size_t{64} << 10,
+    // fcollects up to p2p_coll_max a member: with one PE a node, of MPI_Allgather, through
+    // MPI_Iallgather / as messages: 4 nodes 16 KiB 1.22 / 1.01, 64 KiB 1.09 / 0.85; 8 nodes
+    // 16 KiB 1.03 / 0.84, 64 KiB 1.25 / 0.91; at 256 KiB the messages lost (4 nodes 0.89-0.95 /
+    // 1.00, 8 nodes 0.85-0.92 / 0.99; stop 52, up to 8 KiB before). Mixed in between: 4 nodes at
+    // 32 KiB 0.69-0.71 / 0.82; the 4 leaders of 4 x 2 PEs at 16 KiB a member 0.71-0.77 / 0.79-0.83,
+    // at 32 KiB 1.06-1.09 / 0.88 (stop 52, three A/Bs of 3-4 rounds). Collects as messages up to
+    // p2p_collect_max a block (collect_as_messages): 4 and 8 nodes, 64 KiB (+ 8 B a member)
+    // 1.11-1.15 -> 0.90-1.03; at 256 KiB the messages lost again (ishmem's own time 1194 -> 1262
+    // us on 8 nodes; stop 52, up to 64 KiB before).
+    static constexpr size_t p2p_coll_max = size_t{64} << 10, p2p_bcast_max = size_t{64} << 10,
+                            p2p_alltoall_max = size_t{64} << 10, p2p_collect_max = size_t{128} << 10,
                             p2p_reduce_max = size_t{1} << 30;
 
     // Whether a collect over n members whose largest block is `largest` bytes goes as the blocks'
@@ -664,15 +681,18 @@ class mpi_transport final : public transport {
     // A broadcast of bytes from member root's source into every member's dest: down the chain in
     // long segments where the caller asks for it, else by size. A root that keeps source apart
     // from dest sends from source and copies it into its dest while the data goes, with the
-    // progress thread driving MPI meanwhile.
-    void broadcast(MPI_Comm c, int n, int rank, void* dest, const void* source, size_t bytes, int root, bool long_chain) {
+    // progress thread driving MPI meanwhile. leaders: the members are the leaders of two levels
+    // (a node part's slot).
+    void broadcast(MPI_Comm c, int n, int rank, void* dest, const void* source, size_t bytes, int root, bool long_chain,
+                   bool leaders) {
         const bool apart = rank == root && dest != source && !overlap_partly(dest, source, bytes);
         if (rank == root && dest != source && !apart) memmove(dest, source, bytes);
         const void* from = apart ? source : dest;
         std::function<void()> copy_own;  // (left empty where there is nothing to copy: no cost)
         if (apart) copy_own = [&] { p2p_.alongside(bytes, [&] { std::memcpy(dest, source, bytes); }); };
         if (long_chain) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own, mpi::p2p_collectives::long_segments);
-        else if (n == 3 && bytes < chain_short_max) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own);
+        else if (n >= 3 && bytes < (leaders && n >= 4 ? leaders_chain_max : chain_short_max))
+            p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own);
         else if (bytes <= p2p_bcast_max) p2p_.broadcast(c, dest, bytes, root, from, copy_own);
         else if (n == 2 && bytes >= pair_whole_min && bytes <= pair_whole_max)
             p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own, {bytes, 1});

@@ -818,7 +818,7 @@ template <class T> void broadcast_over_nodes(ishmem_team_t team, T* dest, const 
 // in its node): where the leaders' exchange takes fewer rounds than the members' would
 // (transport::collect_rounds: 2 x 2 PEs 1, not 2; 1 + 2 + 1, 1 + 1 + 2 and 2 + 1 + 1: 1, not 2,
 // since the MPI transport's collect sends each of three leaders' blocks straight to the other
-// two; its fcollect over three nodes of equal size does so up to 8 KiB a leader, then
+// two; its fcollect over three nodes of equal size does so up to 64 KiB a leader, then
 // MPI_Iallgather). Counting ceil(log2 3) = 2 rounds for three leaders kept those flat, at
 // 1.01-1.26 of MPI from 8 B to 16 KiB; on two levels 0.69-0.98 (collect) and 0.77-1.05
 // (fcollect) on 1 + 2 + 1 and 1 + 1 + 2, 2 + 1 + 1 collect 1.23-1.26 -> 0.90-0.93 but fcollect
