@@ -43,9 +43,10 @@ class p2p_collectives {
     // ceil(log2 n) rounds of empty messages: on 2^k members recursive doubling (in each round a
     // member and its partner, rank ^ 2^r, signal each other, as Open MPI's MPI_Barrier on 8-63
     // ranks), else dissemination (a member signals rank + 2^r and waits for rank - 2^r). With one
-    // PE a node, of MPI_Barrier, dissemination / recursive doubling: 4 nodes 1.01-1.03 / 0.96, 8
-    // nodes 1.11-1.16 / 1.01-1.02 (stop 52): each round's two messages share one connection, and a
-    // member waits for the partner it signalled, not for a third member's progress.
+    // PE a node, of MPI_Barrier, dissemination / recursive doubling: 8 nodes 1.08-1.16 / 1.01-1.05
+    // (two jobs), 4 nodes alike within the jobs' spread (stop 52): each round's two messages
+    // share one connection, and a member waits for the partner it signalled, not for a third
+    // member's progress.
     void barrier(MPI_Comm c);
     // Binomial tree from the root. The root sends from `from` (its buf where that is null) and,
     // once its sends are posted, calls meanwhile (the caller's copy of from into buf) before it
