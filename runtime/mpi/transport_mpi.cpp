@@ -641,9 +641,11 @@ class mpi_transport final : public transport {
     // leaders of two levels, a call's node step beyond its 512-byte inboxes keeps calls in a row
     // from overlapping, so the chain's extra hops count in full: there the chain only below
     // leaders_chain_max (4 x 2 PEs, tree / chain: 8-64 B 0.56-0.89 / 0.42-0.69, 1 KiB 0.69 / 0.63,
-    // 4 KiB 0.66 / 0.97, 16 KiB 0.81 / 0.94; stop 52). (With more PEs than cores the middle
-    // member must be scheduled to pass each message on: 4 PEs on 2 cores lost 6x at 1-16 KiB,
-    // stop 43.)
+    // 4 KiB 0.66 / 0.97, 16 KiB 0.81 / 0.94; stop 52). Only up to chain_members_max members: the
+    // benchmark's calls in a row overlap, but a lone call waits for n - 1 hops where the tree
+    // takes log2 n (on 8 members 7 against 3), so larger teams, which no run has measured, keep
+    // the tree. (With more PEs than cores the middle member must be scheduled to pass each
+    // message on: 4 PEs on 2 cores lost 6x at 1-16 KiB, stop 43.)
     // On 2 members from pair_whole_min to pair_whole_max a broadcast is one message (a
     // rendezvous): the chain's eager segments won below it (2 x 1 PEs, of MPI_Bcast, segments /
     // one: 128 KiB 0.73 / 1.02, 160 KiB 0.95 / 1.02) but ranged 0.97-1.15 at 256 KiB between
@@ -652,6 +654,7 @@ class mpi_transport final : public transport {
     // 1.20 / 1.11 and 1.25 / 1.13, 4 MiB 1.04 / 1.02 and 1.01 / 1.02, 512 KiB 1.19 / 1.17 and
     // 1.20 / 1.23 (stop 46). Larger ones stay with MPI_Ibcast (16 MiB 0.98 of MPI_Bcast, stop 45),
     // not measured as one message.
+    static constexpr int chain_members_max = 8;
     static constexpr size_t chain_short_max = size_t{32} << 10, leaders_chain_max = 2048,
                             pair_whole_min = size_t{192} << 10,
                             pair_whole_max = size_t{4} << 20;
@@ -691,7 +694,7 @@ class mpi_transport final : public transport {
         std::function<void()> copy_own;  // (left empty where there is nothing to copy: no cost)
         if (apart) copy_own = [&] { p2p_.alongside(bytes, [&] { std::memcpy(dest, source, bytes); }); };
         if (long_chain) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own, mpi::p2p_collectives::long_segments);
-        else if (n >= 3 && bytes < (leaders && n >= 4 ? leaders_chain_max : chain_short_max))
+        else if (n >= 3 && n <= chain_members_max && bytes < (leaders && n >= 4 ? leaders_chain_max : chain_short_max))
             p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own);
         else if (bytes <= p2p_bcast_max) p2p_.broadcast(c, dest, bytes, root, from, copy_own);
         else if (n == 2 && bytes >= pair_whole_min && bytes <= pair_whole_max)
