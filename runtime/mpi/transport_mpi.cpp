@@ -393,8 +393,7 @@ class mpi_transport final : public transport {
                     });
                 return dest_bytes;
             case coll_broadcast:
-                // (slots from teams_max up are node parts: their members are a team's leaders)
-                broadcast(c, n, rank, dest, source, bytes, root, false, team >= teams_max);
+                broadcast(c, n, rank, dest, source, bytes, root, false, is_node_part_slot(team));
                 return bytes;
             case coll_collect: {
                 // The path follows the largest block of the team's last collect, which every
@@ -681,6 +680,12 @@ class mpi_transport final : public transport {
         return n <= mpi::p2p_collectives::direct_max || largest <= p2p_collect_max;
     }
 
+    // The size below which a broadcast over n members goes down the chain as one message (0: never).
+    static size_t short_chain_limit(int n, bool leaders) {
+        if (n < 3 || n > chain_members_max) return 0;
+        return leaders && n >= 4 ? leaders_chain_max : chain_short_max;
+    }
+
     // A broadcast of bytes from member root's source into every member's dest: down the chain in
     // long segments where the caller asks for it, else by size. A root that keeps source apart
     // from dest sends from source and copies it into its dest while the data goes, with the
@@ -694,7 +699,7 @@ class mpi_transport final : public transport {
         std::function<void()> copy_own;  // (left empty where there is nothing to copy: no cost)
         if (apart) copy_own = [&] { p2p_.alongside(bytes, [&] { std::memcpy(dest, source, bytes); }); };
         if (long_chain) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own, mpi::p2p_collectives::long_segments);
-        else if (n >= 3 && n <= chain_members_max && bytes < (leaders && n >= 4 ? leaders_chain_max : chain_short_max))
+        else if (bytes < short_chain_limit(n, leaders))
             p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own);
         else if (bytes <= p2p_bcast_max) p2p_.broadcast(c, dest, bytes, root, from, copy_own);
         else if (n == 2 && bytes >= pair_whole_min && bytes <= pair_whole_max)

@@ -142,6 +142,9 @@ extern ISHMEM_API std::vector<node_groups> team_nodes;  // by team slot
 inline int node_part_slot(int team) {
     return team + teams_max < team_slots_max ? team + teams_max : -1;
 }
+// Whether slot holds a node part (whose members, in the transport's communicator, are a team's
+// leaders), not a user's team.
+inline bool is_node_part_slot(int slot) { return slot >= teams_max && slot < 2 * teams_max; }
 // The slot of the rails' communicators of the team in slot `team`, above the node parts: only the
 // transport uses it (no team lives there). -1 where there is no room (then no rails).
 inline int node_rail_slot(int team) {
