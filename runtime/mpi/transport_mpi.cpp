@@ -696,8 +696,12 @@ class mpi_transport final : public transport {
         const bool apart = rank == root && dest != source && !overlap_partly(dest, source, bytes);
         if (rank == root && dest != source && !apart) memmove(dest, source, bytes);
         const void* from = apart ? source : dest;
-        std::function<void()> copy_own;  // (left empty where there is nothing to copy: no cost)
-        if (apart) copy_own = [&] { p2p_.alongside(bytes, [&] { std::memcpy(dest, source, bytes); }); };
+        // copy_own holds a reference to the copy, which std::function keeps without allocating (the
+        // lambda itself, four references, would be allocated and freed every call); left empty
+        // where there is nothing to copy.
+        const auto copy = [&] { p2p_.alongside(bytes, [&] { std::memcpy(dest, source, bytes); }); };
+        std::function<void()> copy_own;
+        if (apart) copy_own = std::cref(copy);
         if (long_chain) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own, mpi::p2p_collectives::long_segments);
         else if (bytes < short_chain_limit(n, leaders))
             p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own);
