@@ -35,6 +35,25 @@ T scan_want(ishmem_team_t team, int me, bool inclusive, std::size_t i, F value) 
     return want;
 }
 
+// Checks a collect's dest of `room` bytes: team member j's block of bytes_of(j) bytes, byte i being
+// byte_of(world PE of j, i), in member order, then 0xee up to room. Returns the bad bytes, and in
+// *first the place of the first of them; *end gets where the blocks end.
+template <class BytesOf, class ByteOf>
+std::size_t bad_collected(const unsigned char* dst, std::size_t room, ishmem_team_t team, BytesOf bytes_of, ByteOf byte_of,
+                          std::size_t* first, std::size_t* end) {
+    std::size_t at = 0, bad = 0;
+    *first = 0;
+    for (int j = 0; j < ishmem_team_n_pes(team); ++j) {
+        const int pe = ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD);
+        for (std::size_t i = 0; i < bytes_of(j); ++i, ++at)
+            if (dst[at] != byte_of(pe, i) && bad++ == 0) *first = at;
+    }
+    *end = at;
+    for (std::size_t i = at; i < room; ++i)
+        if (dst[i] != 0xee && bad++ == 0) *first = i;
+    return bad;
+}
+
 // Sum, max and xor of int64 and sum of double over `team`, with nreduce = big, through the base and
 // the _work_group forms; every element checked.
 TEST(CollLarge, ReductionsOverTheChunkedPath) {
@@ -344,14 +363,9 @@ TEST(CollLarge, CollectOfBlocksInPieces) {
             ishmem_barrier_all();
             if (me >= 0) {
                 EXPECT_EQ(ishmem_collectmem(team, dst.get(), src.get(), bytes_of(me)), 0);
-                std::size_t at = 0, bad = 0, first = 0;
-                for (int j = 0; j < n; ++j) {
-                    const int pe = ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD);
-                    for (std::size_t i = 0; i < bytes_of(j); ++i, ++at)
-                        if (dst[at] != byte_of(pe, i, round) && bad++ == 0) first = at;
-                }
-                for (std::size_t i = at; i < room; ++i)
-                    if (dst[i] != 0xee && bad++ == 0) first = i;
+                std::size_t first = 0, at = 0;
+                const std::size_t bad = bad_collected(
+                    dst.get(), room, team, bytes_of, [&](int pe, std::size_t i) { return byte_of(pe, i, round); }, &first, &at);
                 EXPECT_EQ(bad, 0u) << "collectmem round " << round << " over a team of " << n << ": first bad byte " << first
                                    << " of " << at;
             }
@@ -519,16 +533,10 @@ TEST(CollLarge, FcollectsAroundTheMessageLimits) {
             ishmem_barrier_all();
             if (me >= 0) {
                 EXPECT_EQ(ishmem_fcollectmem(team, dst.get(), src.get(), bytes), 0);
-                std::size_t bad = 0, first = 0;
-                for (int j = 0; j < n; ++j) {
-                    const int pe = ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD);
-                    for (std::size_t i = 0; i < bytes; ++i) {
-                        const std::size_t at = static_cast<std::size_t>(j) * bytes + i;
-                        if (dst[at] != byte_of(pe, i, bytes) && bad++ == 0) first = at;
-                    }
-                }
-                for (std::size_t i = bytes * static_cast<std::size_t>(n); i < room; ++i)
-                    if (dst[i] != 0xee && bad++ == 0) first = i;
+                std::size_t first = 0, end = 0;
+                const std::size_t bad = bad_collected(
+                    dst.get(), room, team, [&](int) { return bytes; },
+                    [&](int pe, std::size_t i) { return byte_of(pe, i, bytes); }, &first, &end);
                 EXPECT_EQ(bad, 0u) << "fcollectmem of " << bytes << " bytes a member over a team of " << n
                                    << ": first bad byte " << first;
             }

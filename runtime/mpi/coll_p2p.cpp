@@ -132,9 +132,10 @@ void p2p_collectives::barrier(MPI_Comm c) {
     char none[1];
     const bool pairs = (n & (n - 1)) == 0;
     for (int dist = 1; dist < n; dist <<= 1) {
+        const int to = pairs ? rank ^ dist : (rank + dist) % n, from = pairs ? to : (rank - dist + n) % n;
         MPI_Request r[2];
-        recv(none, 0, pairs ? rank ^ dist : (rank - dist + n) % n, c, &r[0]);
-        send(none, 0, pairs ? rank ^ dist : (rank + dist) % n, c, &r[1]);
+        recv(none, 0, from, c, &r[0]);
+        send(none, 0, to, c, &r[1]);
         wait_all(r, 2, "a barrier's messages");
     }
 }
