@@ -220,6 +220,11 @@ void load_config(bool warn_unknown) {
     const char* sleep_text = value_of("ISHMEM_MPI_PROGRESS_SLEEP_US");
     if (!parse_long(sleep_text, 0, 1000000, &config.progress_sleep_us))
         fatal(routine, "ISHMEM_MPI_PROGRESS_SLEEP_US=%s is not an integer in [0, 1000000]", sleep_text);
+    const char* proxy_text = value_of("ISHMEM_REMOTE_PROXY");
+    if (!parse_bool(proxy_text, &config.remote_proxy)) fatal(routine, "ISHMEM_REMOTE_PROXY=%s is not 0 or 1", proxy_text);
+    const char* slots_text = value_of("ISHMEM_PROXY_SLOTS");
+    if (!parse_long(slots_text, 4, 1 << 24, &config.proxy_slots))
+        fatal(routine, "ISHMEM_PROXY_SLOTS=%s is not an integer in [4, 16777216]", slots_text);
     state.check_full = config.check_full;
     watch_calls = config.check_full || config.hang_timeout_ns > 0;
 

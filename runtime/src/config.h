@@ -33,6 +33,8 @@ struct config_t {
     const char* node_split_text;
     bool hierarchical;           // ISHMEM_HIERARCHICAL
     long progress_sleep_us;      // ISHMEM_MPI_PROGRESS_SLEEP_US
+    bool remote_proxy;           // ISHMEM_REMOTE_PROXY
+    long proxy_slots;            // ISHMEM_PROXY_SLOTS
 };
 extern config_t config;
 

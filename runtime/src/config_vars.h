@@ -21,6 +21,8 @@ inline constexpr config_var config_vars[] = {
      "them, file, line and function."},
     {"ISHMEM_TEST_TIMEOUT", "60",
      "Read by the test suite only: seconds one test may run before it fails as hung."},
+    {"ISHMEM_CC", "cc", "Read by the oshcc compiler wrapper only: the C compiler it calls."},
+    {"ISHMEM_CXX", "c++", "Read by the oshc++ compiler wrapper only: the C++ compiler it calls."},
     {"ISHMEM_TEST_WAIT_MS", "5000",
      "Read by the test suite only: milliseconds a test waits for another PE's update before it fails."},
     {"ISHMEM_TEAMS_MAX", "64", "Most teams (the predefined ones included) that may exist at once on a PE."},
@@ -115,6 +117,12 @@ inline constexpr config_var config_vars[] = {
      "Multi-node jobs: the longest sleep, in microseconds, of the progress thread that serves other nodes' "
      "AMOs while this PE computes; it sleeps only after some polls without work. 0: never sleeps (a core "
      "busy polling, lowest latency for AMOs, but cross-node collectives several times slower)."},
+    {"ISHMEM_REMOTE_PROXY", "0",
+     "Multi-node jobs on the host backend: 1 sends RMA, atomics, signals, fence and quiet to PEs of other "
+     "nodes through the proxy's request ring, served in order by a thread of the PE (the path that GPU "
+     "kernels take to other nodes), instead of calling the transport from the calling thread."},
+    {"ISHMEM_PROXY_SLOTS", "256",
+     "Multi-node jobs: requests the proxy's ring holds (at least 4); a poster waits while it is full."},
     {"ISHMEM_SYMMETRIC_GLOBALS", "1",
      "Host backend: 1 makes the executable's global and static variables (data and bss) symmetric, so "
      "that they may be the remote address of any routine; 0 keeps them private (only the heap is symmetric)."},

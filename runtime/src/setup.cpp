@@ -23,6 +23,7 @@
 #include "gpu_backend.h"
 #include "globals.h"
 #include "heap.h"
+#include "proxy.h"
 #include "ishmem/impl/transport.h"
 #include "nodes.h"
 #include "ishmem/impl/sync.h"
@@ -131,6 +132,7 @@ void initialize(ishmemx_attr_t* attr, const char* routine) {
             fatal(routine, "the PEs are on several nodes (ISHMEM_NODE_SPLIT=%s), but the %s bootstrap reaches one "
                   "node only: start the job with mpirun and link ishmem::mpi (or set ISHMEM_RUNTIME=mpi)",
                   config.node_split_text, kind);
+        if (config.remote_proxy) remote_owner = make_proxy_transport(std::move(remote_owner), config.proxy_slots);
         remote = remote_owner.get();
     }
     allocator_reset(state.heap_size);
