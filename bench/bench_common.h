@@ -186,7 +186,7 @@ inline const char* peer_thread_note(bool beside) {
 }
 
 // ---- one node or several --------------------------------------------------------------------------
-// On one node ishmem reaches every PE with loads and stores; across nodes (DESIGN.md section 8) it
+// On one node ishmem reaches every PE with loads and stores; across nodes (docs/design.rst, 'Scale-out') it
 // reaches the PEs of other nodes through its MPI transport, which needs MPI_THREAD_MULTIPLE (it has
 // a progress thread) and uses Open MPI's one-sided component on windows over the heap. The thread
 // level and the component are fixed in MPI_Init, so the benchmarks decide before it, from the
