@@ -161,7 +161,7 @@ inline const char* peer_window_kind(const osc_options& o) {
 // transport, that transport's progress thread is held (makes no MPI call), unless beside. The
 // thread wakes every millisecond and calls MPI_Test, which drives all of Open MPI's progress, also
 // inside the peer's calls in the same process: something no program without ishmem has (it sped
-// Open MPI's 32 KiB scans across 3 nodes up by a fifth, and slowed other points; stop 40). The
+// Open MPI's 32 KiB scans across 3 nodes up by a fifth, and slowed other points). The
 // PE's own waits still serve the transport, so nothing ishmem waits for hangs on the hold.
 class peer_batch {
   public:
@@ -186,7 +186,7 @@ inline const char* peer_thread_note(bool beside) {
 }
 
 // ---- one node or several --------------------------------------------------------------------------
-// On one node ishmem reaches every PE with loads and stores; across nodes (DESIGN.md section 8) it
+// On one node ishmem reaches every PE with loads and stores; across nodes (docs/design.rst, 'Scale-out') it
 // reaches the PEs of other nodes through its MPI transport, which needs MPI_THREAD_MULTIPLE (it has
 // a progress thread) and uses Open MPI's one-sided component on windows over the heap. The thread
 // level and the component are fixed in MPI_Init, so the benchmarks decide before it, from the

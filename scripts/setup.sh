@@ -2,7 +2,8 @@
 # Installs what building, testing and documenting ishmem needs on Debian 12 (skips what is there).
 set -euo pipefail
 packages=(g++ cmake make pkg-config git libgtest-dev libbenchmark-dev libopenmpi-dev openmpi-bin
-          python3 python3-jinja2 python3-yaml python3-jsonschema python3-pytest python3-sphinx)
+          python3 python3-jinja2 python3-yaml python3-jsonschema python3-pytest python3-sphinx
+          clang-format)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -11,7 +11,7 @@
 #                 are (re)built there first
 #   --np N        processes, one per GPU (default 2); with more than 2 only the collectives run (the
 #                 point-to-point measurements pair PE 0 with PE 1)
-#   --out FILE    the merged CSV (default: bench/results/gpu-2gpu.csv)
+#   --out FILE    the merged CSV (default: bench/results/gpu/gpu-2gpu.csv, the reference set's file)
 #   --plot DIR    also draw PNGs into DIR with plot_gpu.py (needs matplotlib)
 #   --no-nvshmem  do not run NVSHMEM
 #   --no-nccl     do not run NCCL
@@ -30,7 +30,7 @@ set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build=$top/build
-out=$top/bench/results/gpu-2gpu.csv
+out=$top/bench/results/gpu/gpu-2gpu.csv
 plot_dir=
 use_nvshmem=1
 use_nccl=1

@@ -2,7 +2,7 @@
 """Medians of an A/B of bench_coll runs made in one job, variant against variant.
 
 An A/B swaps builds of the library between interleaved runs of bench_coll on the same machine
-(see bench/results/*/README.md); each run writes DIR/coll-ROUND-LAYOUT-VARIANT.csv. For each
+(bench/multinode/ab_rounds.sh); each run writes DIR/coll-ROUND-LAYOUT-VARIANT.csv. For each
 layout this prints, per variant, how many points are behind MPI (median over the rounds of the
 ratio ishmem/MPI above 1.00, 1.05 and 1.10) and the geometric mean of those medians, then every
 point where some variant's median is over 1.05 (or whose op contains --show).
@@ -10,7 +10,7 @@ point where some variant's median is over 1.05 (or whose op contains --show).
     ab_medians.py DIR old,new [--show collectmem] [--times]
 
 --times: every point, each variant's median times (ishmem / MPI, us) beside its median ratio; for
-A/Bs whose variants may change MPI's time too (stop 40: ishmem's progress thread and the MPI peer).
+A/Bs whose variants may change MPI's time too (e.g. ishmem's progress thread beside the MPI peer).
 """
 import argparse
 import collections

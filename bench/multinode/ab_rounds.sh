@@ -10,14 +10,13 @@
 #
 # --layout  PEs per node as tests/multinode/netns_mpirun.sh takes it (1,2,1); repeat for more
 #           (default 1,1).
-# --variant a name and the settings its runs get (ISHMEM_HIERARCHICAL=0, or a temporary knob of
-#           the tree) and bench_coll options of its own (words that start with -, e.g.
-#           'samepeer --mpi-whole-answer'); repeat for each (default: one variant, base, with no
-#           settings).
+# --variant a name and the settings its runs get (e.g. ISHMEM_HIERARCHICAL=0) and bench_coll
+#           options of its own (words that start with -, e.g. 'samepeer --mpi-whole-answer');
+#           repeat for each (default: one variant, base, with no settings).
 # --build   configure and build bench_coll, ishmrun and the MPI transport into --build-dir first
 #           (host backend only; default build-host). Without it the build must be there.
-# --limit   stop starting runs once this many seconds have gone by since the start (a device
-#           call's limit; default 540); what ran is kept. --job-timeout: one run's limit (60).
+# --limit   start no further run once this many seconds have gone by since the start (default
+#           540); what ran is kept. --job-timeout: one run's limit (60).
 # BENCH_COLL_ARGS go to every run (e.g. --batches 15 --ops broadcastmem --sizes 512K,1M).
 # Needs root (namespaces). A machine without `ip` gets it from .deps/debs (ip_from_debs.sh).
 # Prints a line a run (its exit status and the seconds since the start); exits 0 when every run

@@ -1,6 +1,5 @@
-# Sourced by bench/multinode/ab_rounds.sh (and the device A/B scripts of
-# bench/results/multinode-16core-*), from the repository root: a machine without iproute2 (the GPU
-# machines) gets `ip` from the Debian packages carried in .deps/debs (iproute2 and its libraries,
+# Sourced by bench/multinode/ab_rounds.sh from the repository root: on a machine without iproute2,
+# `ip` comes from Debian packages placed in .deps/debs (iproute2 and its libraries, fetched with
 # `apt-get download`), run through the dynamic loader with their libraries, for
 # tests/multinode/netns_mpirun.sh's namespaces.
 if ! command -v ip >/dev/null; then

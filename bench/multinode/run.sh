@@ -31,14 +31,15 @@
 # the peer: the form the transport calls), into ...-coll-<layout>-nb.csv. BENCH_ARGS (after --) go
 # to every benchmark (e.g. -- --batches 11).
 # Writes DIR/multinode-<set>-<bench>[-<layout>].csv (the CSV) and .txt (the whole output with the
-# summary), then the plots into DIR/multinode/<set>/ (bench/plot_rma.py, bench/plot_coll.py; they
-# need matplotlib: apt-get install -y python3-matplotlib). DIR defaults to bench/results.
+# summary), then the plots into DIR/plots/<set>/ (bench/plot_rma.py, bench/plot_coll.py; they
+# need matplotlib: apt-get install -y python3-matplotlib). DIR defaults to bench/results/multinode,
+# the folder of the reference set (bench/multinode/reference.sh regenerates the whole set).
 # Exit status: 0 when every run exited 0; else 1 (a failed run is reported and the others go on).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=build sets=netns,split only=rma,p2p,coll out=$root/bench/results timeout=1800 plots=1 nb=0 blocks=8:4
+build=build sets=netns,split only=rma,p2p,coll out=$root/bench/results/multinode timeout=1800 plots=1 nb=0 blocks=8:4
 extra=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -173,7 +174,7 @@ if [ $plots = 1 ]; then
     else
         for set in netns split; do
             has "$sets" "$set" || continue
-            dir=$out/multinode/$set
+            dir=$out/plots/$set
             rma=() rma_labels=() coll=() labels=()
             for f in "$out/multinode-$set-rma.csv" "$out/multinode-$set-rma-target-ishmem.csv"; do
                 [ -s "$f" ] || continue

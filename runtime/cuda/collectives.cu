@@ -7,9 +7,8 @@
 // Every launch but a cooperative one is a programmatic dependent launch (Hopper and later; off with
 // ISHMEM_GPU_EARLY_LAUNCH=0): a kernel queued right after another of these is launched while that one
 // still runs, and waits on the GPU for it (earlier_work_done). (A cooperative grid launched so was
-// 0.2-0.3 us slower per call, bench/README.md, stop 26.) That takes the launch off the time
-// between two calls in a row: a boundary cost 1.5-1.7 us as an ordinary or cooperative launch and
-// 0.5-0.7 us this way (2 x H200, bench/results/launch-study-2026-11-26-h200.txt).
+// slower per call.) That takes the launch off the time between two calls in a row: a kernel
+// boundary costs about 1 us less this way (docs/guide/tuning.rst).
 #include <atomic>
 #include <type_traits>
 

@@ -1,4 +1,4 @@
-// The user heap in GPU memory (DESIGN.md §7). Each PE creates its heap with the driver's virtual
+// The user heap in GPU memory (docs/design.rst, 'GPU backend'). Each PE creates its heap with the driver's virtual
 // memory API as a shareable allocation, exports it as a POSIX file descriptor, and passes it to the
 // node's other PEs through the bootstrap's fd exchange (ishmrun's SCM_RIGHTS channel, or pidfd under
 // mpirun). Every PE reserves one address window with a slot per PE at a fixed stride and maps each

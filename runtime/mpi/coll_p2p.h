@@ -1,7 +1,7 @@
 // Collectives of the MPI transport as point-to-point messages between the members of a team's
 // communicator (coll_p2p.cpp). Open MPI 4.1's non-blocking collectives (libnbc), the form the
 // transport can wait on while it serves requests, took 1.4-3.3 times as long as its blocking ones
-// across nodes (stop 32); a blocking collective would hold the MPI lock through its wait.
+// across nodes; a blocking collective would hold the MPI lock through its wait.
 //
 // Every call is collective over the communicator. The calls of one communicator come in the same
 // order on every member, every algorithm posts its receives from a given member in the order that
@@ -32,7 +32,7 @@ class p2p_collectives {
     // flight: from assist_min bytes with the progress thread polling MPI meanwhile, so that the
     // messages move (over TCP they move only inside MPI calls) on another core. Shorter work is
     // not worth waking the thread for.
-    static constexpr size_t assist_min = size_t{512} << 10;  // (from 128 KiB it cost: stop 36)
+    static constexpr size_t assist_min = size_t{512} << 10;  // (from 128 KiB it cost time)
     template <class F> void alongside(size_t bytes, F&& f) {
         if (bytes < assist_min) return f();
         help_(true);
@@ -42,11 +42,9 @@ class p2p_collectives {
 
     // ceil(log2 n) rounds of empty messages: on 2^k members recursive doubling (in each round a
     // member and its partner, rank ^ 2^r, signal each other, as Open MPI's MPI_Barrier on 8-63
-    // ranks), else dissemination (a member signals rank + 2^r and waits for rank - 2^r). With one
-    // PE a node, of MPI_Barrier, dissemination / recursive doubling: 8 nodes 1.08-1.16 / 1.01-1.05
-    // (two jobs), 4 nodes alike within the jobs' spread (stop 52): each round's two messages
-    // share one connection, and a member waits for the partner it signalled, not for a third
-    // member's progress.
+    // ranks), else dissemination (a member signals rank + 2^r and waits for rank - 2^r). Recursive
+    // doubling is faster with one PE a node: each round's two messages share one connection, and
+    // a member waits for the partner it signalled, not for a third member's progress.
     void barrier(MPI_Comm c);
     // Binomial tree from the root. The root sends from `from` (its buf where that is null) and,
     // once its sends are posted, calls meanwhile (the caller's copy of from into buf) before it
@@ -66,12 +64,9 @@ class p2p_collectives {
     void broadcast_chain(MPI_Comm c, void* buf, size_t bytes, int root, const void* from = nullptr,
                          const std::function<void()>& meanwhile = {}, segmenting cut = {whole_max, SIZE_MAX});
     // The segments of a chain of 512 KiB or more (the transport's broadcast_chain): each a
-    // rendezvous, which beat eager ones of whole_max there (broadcasts on 1 + 2 + 1 PEs at 1 and
-    // 4 MiB: 1.07 and 0.97 of MPI_Bcast against 1.21 and 1.13, stop 41); and at most 4 of a
-    // member's under way, where all of them at once had the first ones share the link with the
-    // rest and so reach the next member late (1 + 1 + 1 PEs, of MPI_Bcast, all / 2 / 4 in flight:
-    // 4 MiB 0.98 / 0.84 / 0.88, 16 MiB 1.18 / 1.11 / 1.05; 1 + 2 + 1 16 MiB 0.96 / 0.95 / 0.89;
-    // longer segments instead, a 16th of the message, lost: 1.16-1.14; stop 44).
+    // rendezvous, which beats eager segments of whole_max there; and at most 4 of a member's under
+    // way, since with all of them at once the first ones share the link with the rest and reach
+    // the next member late (docs/guide/tuning.rst).
     static constexpr segmenting long_segments{size_t{256} << 10, 4};
     // Every member's `bytes` (which may differ between members) into dest, in member order. Bruck's
     // algorithm (ceil(log2 n) rounds, any n) on messages that carry each block's length before it,
@@ -86,10 +81,8 @@ class p2p_collectives {
     // other at once, in one round, as one message at any size, whose length the receiver takes
     // from its envelope (over TCP also that of a rendezvous). On 2 and 3 members Bruck's algorithm
     // sends a member's own block alone in each round anyway, but on 3 its second round waits for
-    // the first (1 + 1 + 1 PEs, of MPI_Allgatherv: 8 B 1.16 -> 0.97, 64 B 1.12 -> 0.96); and whole
-    // messages beat the length and then pieces, and beyond 64 KiB the lengths first and
-    // MPI_Iallgatherv (2 x 1 PEs: 64 KiB 1.23 -> 1.01, 128 KiB 1.18 -> 1.01, 256 KiB 1.12 -> 1.04,
-    // 4 MiB 1.03 -> 0.97; stop 43). So the transport takes it on such teams at every size.
+    // the first; and whole messages beat the length and then pieces, and beyond 64 KiB the lengths
+    // first and MPI_Iallgatherv. So the transport takes it on such teams at every size.
     static constexpr int direct_max = 3;
     // As collect, every member with the same bytes: recursive doubling straight into dest on 2^k
     // members, collect's algorithm on others.
@@ -124,18 +117,15 @@ class p2p_collectives {
     static constexpr int tag = 0x15c0;
     // A message of up to whole_max bytes goes whole: it fits Open MPI's TCP eager limit (64 KiB)
     // with its headers. A larger one, up to pieces_max * piece_bytes, goes in pieces of
-    // piece_bytes, each eager, with no rendezvous round trip. (Between namespaces over TCP, 40-56
-    // KiB whole instead of as 32 KiB + the rest: one-way collectives 1.34-1.76 -> 1.03-1.29 of
-    // MPI's, collects on two 1.3 -> 0.9; pieces of 8 or 16 KiB lost everywhere, stop 37.)
+    // piece_bytes, each eager, with no rendezvous round trip (smaller pieces lost everywhere).
     static constexpr size_t whole_max = size_t{60} << 10, piece_bytes = size_t{32} << 10;
     static constexpr int pieces_max = 4;
     // pair_halving_min: on two members recursive doubling is one exchange of everything and a
     // reduction of everything on both; above this, halving's two exchanges of half each and a
-    // reduction of half (as Open MPI's allreduce on two ranks) cost less (1 MiB: 1.12-1.16 of
-    // MPI_Allreduce with doubling, stop 36). ring_min: at 64 KiB on 3 members the fold's three
-    // transfers one after another took 1.08-1.10 of MPI_Allreduce, the ring 1.00-1.02 (5 members
-    // 0.90 -> 0.79); at 32 KiB the ring lost (0.82 -> 1.02; stop 42). copy_early_min: from this
-    // size a collect's own block goes into dest while the messages are in flight.
+    // reduction of half (as Open MPI's allreduce on two ranks) cost less. ring_min: above it, on a
+    // member count that is not a power of two, the ring beats the fold's three transfers one after
+    // another. copy_early_min: from this size a collect's own block goes into dest while the
+    // messages are in flight. (docs/guide/tuning.rst.)
     static constexpr size_t halving_min = size_t{16} << 10, ring_min = size_t{32} << 10,
                             pair_halving_min = size_t{256} << 10, copy_early_min = size_t{16} << 10;
     static int pieces(size_t bytes);

@@ -2,10 +2,8 @@
 // a time in MPI). A wait loop takes it for each poll and a collective for each message it posts,
 // so it lies on the critical path of every small collective across nodes. A std::mutex costs two
 // atomic read-modify-writes a pair (the lock, and an unlock that looks for sleepers); this lock
-// takes one exchange and leaves with a plain store. Between namespaces over TCP (16 cores, 6
-// rounds, 8 B - 16 KiB broadcasts and scans) the geometric mean of the ratios to MPI went from
-// 1.038 / 0.936 / 0.948 with std::mutex to 1.035 / 0.914 / 0.928 on 2 x 1 / 1 + 2 + 1 / 2 x 2 PEs
-// (no lock at all, unsafe: 1.024 / 0.902 / 0.920; stop 48). Holders keep it for one MPI call or a
+// takes one exchange and leaves with a plain store, which made small collectives across nodes
+// 1-2% faster (docs/guide/tuning.rst). Holders keep it for one MPI call or a
 // short sequence, so a thread that finds it taken spins with pauses, then yields (MPI_Comm_split,
 // the one blocking call under it, may hold it long).
 #pragma once

@@ -1,4 +1,4 @@
-// The MPI transport (DESIGN.md §8, impl/transport.h): how a PE reaches the PEs of other nodes.
+// The MPI transport (docs/design.rst, 'Scale-out'; impl/transport.h): how a PE reaches the PEs of other nodes.
 //
 // - RMA: MPI-3 one-sided operations on two windows over the symmetric memory, locked once for the
 //   job (passive target, MPI_Win_lock_all): one over the internal region and the heap, one over the
@@ -620,52 +620,30 @@ class mpi_transport final : public transport {
     // messages (coll_p2p.h: Open MPI 4.1's non-blocking collectives were slower than its blocking
     // ones), and barriers always. Larger ones are MPI's non-blocking collectives.
     // Reductions and scans are our own up to p2p_reduce_max (their messages stay in MPI's counts).
-    // Broadcasts above p2p_bcast_max and up to p2p_chain_max go down a chain in eager segments
-    // (between namespaces over TCP, ratios to MPI_Bcast with it against MPI_Ibcast, 12 rounds on
-    // 2 x 2, 1 + 2 + 1, 2 x 1 and 3 x 1 PEs: 96 KiB 0.42-0.78 against 0.74-1.04, 128 KiB
-    // 0.48-0.87 against 0.69-1.04, 256 KiB 0.50-1.06 against 0.60-1.06). From 512 KiB it was
-    // mostly slower, with segments of 32, 60 or 256 KiB (1 MiB 1.06-1.60 against 1.01-1.17; stop 39),
-    // but not everywhere: the callers ask for the long chain (broadcast_chain) from 512 KiB where it
-    // pays (broadcast_on_one_chain in collectives.h: a node in the middle, or 3-4 single-PE nodes).
+    // Broadcasts above p2p_bcast_max and up to p2p_chain_max go down a chain in eager segments,
+    // which beat MPI_Ibcast there; from 512 KiB the chain is slower on most layouts, so the callers
+    // ask for the long chain (broadcast_chain) only where it pays (broadcast_on_one_chain in
+    // collectives.h: a node in the middle, or 3-4 single-PE nodes). The limits and the benchmarks
+    // that chose them: docs/guide/tuning.rst.
     static constexpr size_t p2p_chain_max = size_t{256} << 10;
     // On 3 members or more, broadcasts below chain_short_max go down the chain as one message:
     // the root sends once a call where the binomial tree has it send to log2 n others, and calls
     // in a row overlap along the chain (Open MPI's own choice for the smallest messages on fewer
-    // than 4 ranks). Of MPI_Bcast, tree -> chain: 1 + 1 + 1 PEs 8 B 1.62 -> 1.04, 256 B 1.55 ->
-    // 1.04, 1 KiB 1.02 -> 0.68, 16 KiB 1.03 -> 0.78, 32 KiB 1.04 / 1.05, 64 KiB 0.83 / 1.02 (stop
-    // 43); the 3 leaders of 1 + 2 + 1 PEs 8 B 1.02 -> 0.65, 256 B 1.13 -> 0.75, 1 KiB 1.01 ->
-    // 0.95, 4-8 KiB alike, 16-24 KiB 0.69-0.74 -> 0.72-0.82 (stop 44); 4 x 1 PEs 8 B-4 KiB
-    // 1.01-1.06 -> 0.62-0.76, 8 x 1 8 B-16 KiB 0.73-1.26 -> 0.36-0.73 (stop 52; a binary tree,
-    // Open MPI's choice on 4-15 ranks, gave 0.65-1.03). But where 4 or more members are the
-    // leaders of two levels, a call's node step beyond its 512-byte inboxes keeps calls in a row
-    // from overlapping, so the chain's extra hops count in full: there the chain only below
-    // leaders_chain_max (4 x 2 PEs, tree / chain: 8-64 B 0.56-0.89 / 0.42-0.69, 1 KiB 0.69 / 0.63,
-    // 4 KiB 0.66 / 0.97, 16 KiB 0.81 / 0.94; stop 52). Only up to chain_members_max members: the
-    // benchmark's calls in a row overlap, but a lone call waits for n - 1 hops where the tree
-    // takes log2 n (on 8 members 7 against 3), so larger teams, which no run has measured, keep
-    // the tree. (With more PEs than cores the middle member must be scheduled to pass each
-    // message on: 4 PEs on 2 cores lost 6x at 1-16 KiB, stop 43.)
+    // than 4 ranks). Where 4 or more members are the leaders of two levels, a call's node step
+    // beyond its 512-byte inboxes keeps calls in a row from overlapping, so the chain's extra hops
+    // count in full: there the chain only below leaders_chain_max. Only up to chain_members_max
+    // members: a lone call waits for n - 1 hops where the tree takes log2 n, so larger teams keep
+    // the tree. (With more PEs than cores the middle member must be scheduled to pass each message
+    // on, and the chain loses.)
     // On 2 members from pair_whole_min to pair_whole_max a broadcast is one message (a
-    // rendezvous): the chain's eager segments won below it (2 x 1 PEs, of MPI_Bcast, segments /
-    // one: 128 KiB 0.73 / 1.02, 160 KiB 0.95 / 1.02) but ranged 0.97-1.15 at 256 KiB between
-    // runs, one message 1.01-1.02 (stop 44). Past p2p_chain_max, where MPI_Ibcast was the choice
-    // before, two A/Bs of 6 rounds each (2 x 1 PEs, 16-core Xeon), MPI_Ibcast / one message: 1 MiB
-    // 1.20 / 1.11 and 1.25 / 1.13, 4 MiB 1.04 / 1.02 and 1.01 / 1.02, 512 KiB 1.19 / 1.17 and
-    // 1.20 / 1.23 (stop 46). Larger ones stay with MPI_Ibcast (16 MiB 0.98 of MPI_Bcast, stop 45),
-    // not measured as one message.
+    // rendezvous), steadier than the chain's eager segments at those sizes and faster than
+    // MPI_Ibcast; larger ones stay with MPI_Ibcast. Evidence for each limit: docs/guide/tuning.rst.
     static constexpr int chain_members_max = 8;
     static constexpr size_t chain_short_max = size_t{32} << 10, leaders_chain_max = 2048,
                             pair_whole_min = size_t{192} << 10,
                             pair_whole_max = size_t{4} << 20;
-    // fcollects up to p2p_coll_max a member: with one PE a node, of MPI_Allgather, through
-    // MPI_Iallgather / as messages: 4 nodes 16 KiB 1.22 / 1.01, 64 KiB 1.09 / 0.85; 8 nodes
-    // 16 KiB 1.03 / 0.84, 64 KiB 1.25 / 0.91; at 256 KiB the messages lost (4 nodes 0.89-0.95 /
-    // 1.00, 8 nodes 0.85-0.92 / 0.99; stop 52, up to 8 KiB before). Mixed in between: 4 nodes at
-    // 32 KiB 0.69-0.71 / 0.82; the 4 leaders of 4 x 2 PEs at 16 KiB a member 0.71-0.77 / 0.79-0.83,
-    // at 32 KiB 1.06-1.09 / 0.88 (stop 52, three A/Bs of 3-4 rounds). Collects as messages up to
-    // p2p_collect_max a block (collect_as_messages): 4 and 8 nodes, 64 KiB (+ 8 B a member)
-    // 1.11-1.15 -> 0.90-1.03; at 256 KiB the messages lost again (ishmem's own time 1194 -> 1262
-    // us on 8 nodes; stop 52, up to 64 KiB before).
+    // fcollects go as messages up to p2p_coll_max a member and collects up to p2p_collect_max a
+    // block (collect_as_messages); above them MPI_Iallgather(v) wins (docs/guide/tuning.rst).
     static constexpr size_t p2p_coll_max = size_t{64} << 10, p2p_bcast_max = size_t{64} << 10,
                             p2p_alltoall_max = size_t{64} << 10, p2p_collect_max = size_t{128} << 10,
                             p2p_reduce_max = size_t{1} << 30;
@@ -673,9 +651,8 @@ class mpi_transport final : public transport {
     // Whether a collect over n members whose largest block is `largest` bytes goes as the blocks'
     // messages (p2p_collectives::collect), else as the lengths first and MPI_Iallgatherv straight
     // into dest, which pays for large blocks where Bruck's copies cost more than a round trip. On
-    // up to direct_max members the messages go straight to every member at any size: 2 x 1 PEs
-    // 64 KiB 1.23 -> 1.01 of MPI_Allgatherv, 4 MiB 1.03 -> 0.97 (stop 43); the 3 leaders of
-    // 1 + 2 + 1 PEs (fcollect, 64-128 KiB a PE) 1.02-1.11 -> 0.88-0.94 (stop 44).
+    // up to direct_max members the messages go straight to every member at any size, which beat
+    // both on 2 and 3 members (docs/guide/tuning.rst).
     static bool collect_as_messages(int n, size_t largest) {
         return n <= mpi::p2p_collectives::direct_max || largest <= p2p_collect_max;
     }

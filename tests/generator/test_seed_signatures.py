@@ -1,12 +1,12 @@
-"""The generated declarations against the signature lines of the API pages (../shared/seeds).
+"""The generated declarations against the signature lines of the Intel SHMEM 1.5 API pages.
 
-Every declaration a normative page shows (template line included) must be one the model produces
-for that chapter, and every family of the chapter must appear on the page, except our documented
+The lines are kept in data/seed_signatures.txt, one [chapter] section each, as the pages print them.
+Every declaration a page shows (template line included) must be one the model produces for that
+chapter, and every family of the chapter must appear on the page, except our documented
 extensions. Both sides are compared with TYPE/TYPENAME left as placeholders, after spelling
 differences that carry no meaning (whitespace, `sycl::` for our `ishmem::` types, default
-arguments, `(void)`) and the page slips the seeds README lists are normalised away.
+arguments, `(void)`) and the pages' known slips are normalised away.
 """
-import os
 import re
 from pathlib import Path
 
@@ -16,17 +16,18 @@ from generator.__main__ import ROOT
 from generator.loader import load_spec
 from generator.model import build_api, family_synopsis
 
-SEEDS = Path(os.environ.get("ISHMEM_SEEDS", ROOT.parent / "shared" / "seeds"))
+DATA = Path(__file__).parent / "data" / "seed_signatures.txt"
 
-# chapter -> (normative page, families of the chapter that are our extensions and not on it)
+# chapter -> (section of DATA, families of the chapter that are our extensions and not on its page)
 PAGES = {
-    "p2p": ("000_9fa050510db77db5.txt", {"wait"}),
-    # The scans arrived in Intel SHMEM 1.5, after this page; the reference lists their signatures.
-    # alltoalls is OpenSHMEM's strided all-to-all, which Intel SHMEM lacks (ishmemx_ here).
-    "collectives": ("003_45afa9481902433b.txt", {"sum_inscan", "sum_exscan", "alltoalls"}),
+    "p2p": ("p2p", {"wait"}),
+    # The scans arrived in Intel SHMEM 1.5, after the collectives page; the API's reference lists
+    # their signatures. alltoalls is OpenSHMEM's strided all-to-all, which Intel SHMEM lacks
+    # (ishmemx_ here).
+    "collectives": ("collectives", {"sum_inscan", "sum_exscan", "alltoalls"}),
 }
 
-# Known slips of the pages (seeds/README.md): (wrong text, right text).
+# Known slips of the pages: (wrong text, right text).
 PAGE_SLIPS = [
     ("_wait_until_all_on_vector_queue(", "_wait_until_all_vector_on_queue("),
     ("_wait_until_some_vector_(", "_wait_until_some_vector("),
@@ -62,9 +63,22 @@ def split_names(decl: str) -> tuple[str, tuple[str, ...]]:
     return f"{head}({','.join(types)})", tuple(names)
 
 
+def page_text(section: str) -> str:
+    """The signature lines of one [section] of DATA."""
+    lines, current = [], None
+    for line in DATA.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = line[1:-1]
+        elif current == section:
+            lines.append(line)
+    return "\n".join(lines)
+
+
 def page_declarations(page: str) -> dict[str, tuple[str, ...]]:
     """{template line + declaration without names: parameter names} of the page's signature lines."""
-    text = (SEEDS / page).read_text(encoding="utf-8")
+    text = page_text(page)
     for wrong, right in PAGE_SLIPS:
         text = text.replace(wrong, right)
     out, template = {}, ""
@@ -112,8 +126,7 @@ def api():
 
 def test_seed_pages_are_present():
     for page, _ in PAGES.values():
-        assert (SEEDS / page).is_file(), (f"{SEEDS / page} is missing: the signature check needs the API pages "
-                                          f"(set ISHMEM_SEEDS to the folder that holds them)")
+        assert page_text(page).strip(), f"{DATA} has no [{page}] section"
 
 
 @pytest.mark.parametrize("chapter", sorted(PAGES))

@@ -2,7 +2,7 @@
 //
 // Each PE's heap is mapped into every PE's address space at a fixed stride (runtime/cuda/
 // heap_cuda.cpp), so a peer's copy of a symmetric object is one add away, and every operation is
-// loads, stores and atomics over NVLink. Memory model (DESIGN.md §7): waits poll with acquire
+// loads, stores and atomics over NVLink. Memory model (docs/design.rst, 'GPU backend'): waits poll with acquire
 // loads at system scope; signals are written after a system-scope fence (release); fence and quiet
 // are system-scope fences; AMOs are system-scope atomics, relaxed for read-modify-writes and set
 // (order them with fence/quiet, as OpenSHMEM says), acquire for fetch.
@@ -52,7 +52,7 @@ __device__ inline ::cuda::atomic_ref<T, ::cuda::thread_scope_system> sys_ref(T* 
 
 // Leaves the error for the host's watcher (which prints it and ends the process), gives it time to
 // do so, then stops the kernel. Never returns, and says so: a branch to it needs no point where the
-// warp's threads meet again, which took 0.016 us from each checked g (bench/results/g-chase-study-*).
+// warp's threads meet again, which costs every checked g time (docs/guide/tuning.rst).
 [[noreturn]] __device__ __noinline__ inline void fail(int code, const char* routine, const char* param, long long a, long long b,
                                          long long c) {
     ishmemi::cuda::error_mailbox* mb = dstate.mailbox;
@@ -308,7 +308,7 @@ template <class W, bool Fresh> __device__ inline void copy_tail(char* d, const c
 // independent loads in flight per thread (Fresh: see copy_load).
 // The tail (n not a multiple of W): a lone thread copies it in ever narrower words (copy_tail); a
 // group's threads take a byte each, which measured faster for groups than one thread storing
-// narrower words (bench/results/small-put-study-*.txt).
+// narrower words.
 template <class W, bool Fresh = false>
 __device__ inline void copy_words(char* d, const char* s, size_t n, unsigned rank, unsigned size) {
     W* dw = reinterpret_cast<W*>(d);
@@ -575,9 +575,9 @@ __device__ inline void put_signal_nbi_work_group(T* dest, const T* source, size_
 // compare(cmp, value, cmp_value) is the host's (impl/p2p.h), compiled for both.
 
 // Polls are acquire loads at system scope (the variable is written over NVLink): what the writer
-// ordered before its write is visible once the load sees it. Measured on 2 x H200 (bench/gpu/study/
-// handover.cu): an acquire load per poll costs 0.04 us per handover, while relaxed polls ended by
-// an acquire fence cost 0.57 us more: the fence waits like a system-scope one.
+// ordered before its write is visible once the load sees it. An acquire load per poll is cheaper
+// than relaxed polls ended by an acquire fence, which waits like a system-scope one
+// (docs/guide/tuning.rst).
 template <class T> __device__ inline T load_acquire(const T* p) {
     return sys_ref(const_cast<T*>(p)).load(::cuda::std::memory_order_acquire);
 }

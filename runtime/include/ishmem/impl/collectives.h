@@ -170,7 +170,7 @@ class exchange {
 // with it, so that in the next call neither waits for a line to come from the other's core. Where
 // the members wait for each other in every call (reductions, collects, alltoall) the next message
 // is not written yet when these would run, and the early fetches measured slower; so did they in
-// the broadcasts' chain at 64 B (stop 38).
+// the broadcasts' chain.
 class eager {
   public:
     eager(ishmem_team_t team, const char* routine)
@@ -713,19 +713,16 @@ inline bool levels_save_rounds(const node_groups& g, int members, int (*rounds)(
 // Where the leaders' exchange saves rounds (2 x 2 PEs: 1, not 2), always. Where it does not
 // (1 + 2 + 1 and 1 + 1 + 2: 2 either way) only below reduce_flat_min: from there the node's own
 // passes over the whole array (its reduction, the leader's hand-on) cost more than they save,
-// where the transport's halving or ring among all members gives each its share (between
-// namespaces over TCP, of MPI_Allreduce, two levels against flat: 8 B 0.86-0.91 / 1.02, 128 KiB
-// 0.72-0.75 / 0.82-0.83, 512 KiB 1.06-1.17 / 1.00-1.05, 4 MiB 1.08-1.11 / 1.01-1.02; stop 42).
+// where the transport's halving or ring among all members gives each its share
+// (docs/guide/tuning.rst).
 inline constexpr size_t reduce_flat_min = size_t{512} << 10;
 inline bool reduce_on_levels(const node_groups& g, int members, size_t bytes) {
     return g.part >= 0 && (levels_save_rounds(g, members) || bytes < reduce_flat_min);
 }
 
 // Whether a reduction of `bytes` per member over a team with node groups g runs on its rails
-// (node_groups::rail), from reduce_rails_min: between namespaces over TCP, of MPI_Allreduce, two
-// levels against rails (2 x 2, 3 x 2 and 2 x 4 PEs): 1 KiB 0.57-0.82 / 0.52-0.79, 64 KiB
-// 0.64-0.72 / 0.32-0.49, 1 MiB 0.71-1.03 / 0.37-0.59, 16 MiB 0.66-1.05 / 0.36-0.62; below 1 KiB
-// levels kept a little ahead (8-256 B: 0.48-0.82 / 0.52-0.82; stop 49).
+// (node_groups::rail), from reduce_rails_min; below it two levels keep a little ahead
+// (docs/guide/tuning.rst).
 inline constexpr size_t reduce_rails_min = size_t{1} << 10;
 inline bool reduce_on_rails(const node_groups& g, size_t bytes) { return g.rail >= 0 && bytes >= reduce_rails_min; }
 
@@ -772,17 +769,14 @@ void reduce_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nred
 // members), from chain_through_min bytes:
 // - on a team without node groups (one member per node, or ISHMEM_HIERARCHICAL=0) of 3 or 4
 //   members, where MPI_Ibcast's root would send the whole message to every member in turn
-//   (libnbc's linear algorithm on up to 4) while on the chain each link carries it once: on
-//   1 + 1 + 1 PEs, of MPI_Bcast, 512 KiB 1.27 -> 1.07, 1 MiB 1.14 -> 0.98, 4 MiB 1.03 -> 0.93
-//   (stop 42; on 2 members, one link, the chain lost);
+//   (libnbc's linear algorithm on up to 4) while on the chain each link carries it once (on 2
+//   members, one link, the chain loses);
 // - where every group is a run of consecutive members and the chain (members in order from the
 //   root, wrapping) passes through a node of two or more members, neither the first nor the last
 //   it visits. There one member of that node receives each segment from the node before while
 //   another sends the one before on to the node after; on two levels one leader does both, or
-//   MPI_Ibcast's root sends to every leader in turn. Between namespaces over TCP, where a transfer
-//   costs both processes a copy, on 1 + 2 + 1 PEs against MPI_Bcast: 1 MiB 1.07, 4 MiB 0.97 (two
-//   levels 1.16, 1.29); on 2 x 2, where no node lies in the middle, one chain lost (1.00 against
-//   two levels' 0.82; stop 41).
+//   MPI_Ibcast's root sends to every leader in turn. Where no node lies in the middle (2 x 2
+//   PEs), two levels win. (docs/guide/tuning.rst.)
 inline constexpr size_t chain_through_min = size_t{512} << 10;
 inline bool broadcast_on_one_chain(const node_groups& g, int members, int root, size_t bytes) {
     if (bytes < chain_through_min) return false;
@@ -819,21 +813,13 @@ template <class T> void broadcast_over_nodes(ishmem_team_t team, T* dest, const 
 // (transport::collect_rounds: 2 x 2 PEs 1, not 2; 1 + 2 + 1, 1 + 1 + 2 and 2 + 1 + 1: 1, not 2,
 // since the MPI transport's collect sends each of three leaders' blocks straight to the other
 // two; its fcollect over three nodes of equal size does so up to 64 KiB a leader, then
-// MPI_Iallgather). Counting ceil(log2 3) = 2 rounds for three leaders kept those flat, at
-// 1.01-1.26 of MPI from 8 B to 16 KiB; on two levels 0.69-0.98 (collect) and 0.77-1.05
-// (fcollect) on 1 + 2 + 1 and 1 + 1 + 2, 2 + 1 + 1 collect 1.23-1.26 -> 0.90-0.93 but fcollect
-// 4 KiB 1.02 -> 1.12 (stop 51, 4 rounds).
-// From collect_levels_min bytes sending each node's blocks once pays for the node's steps anyway
-// (1 + 2 + 1 at 128 KiB in all with two rounds either way: collect and fcollect 0.96 and 0.73 of
-// MPI flat against 1.25 and 1.10 on two levels; at 256 KiB alike within the spread, stop 41).
+// MPI_Iallgather).
+// From collect_levels_min bytes sending each node's blocks once pays for the node's steps anyway.
 // From collect_member_max bytes a member on average flat again: the hand-on copies the whole dest
-// after the exchange, where MPI delivers each member's data straight (1 + 2 + 1 PEs at 256 KiB a
-// member: fcollect 1.14 of MPI on two levels, 0.89 flat, stop 36; stop 51: 1.06 / 0.87). The
-// limit is a member's share, not the total: with more members on a node the flat path's MPI
-// collective over all of them costs more (2 x 4 PEs at 64 KiB a member, 512 KiB in all: collect
-// 1.24-1.28 flat against 0.60-0.67 on two levels; 128 KiB a member: fcollect 1.06 / 0.79-0.81,
-// where 1 + 2 + 1 at 128 KiB a member is alike either way; stop 51). A collect goes by the
-// average of its last call's blocks, which may differ.
+// after the exchange, where MPI delivers each member's data straight. The limit is a member's
+// share, not the total: with more members on a node the flat path's MPI collective over all of
+// them costs more. A collect goes by the average of its last call's blocks, which may differ.
+// (docs/guide/tuning.rst.)
 inline constexpr size_t collect_levels_min = size_t{256} << 10, collect_member_max = size_t{192} << 10;
 inline bool collect_on_levels(const node_groups& g, int members, size_t total) {
     if (g.part < 0 || !g.contiguous || total > collect_member_max * static_cast<size_t>(members)) return false;
@@ -927,12 +913,9 @@ template <class T> void collect_over_nodes(ishmem_team_t team, T* dest, const T*
 // then sends one message to each other node's leader, with every block from its node to that
 // node's members, where the transport's alltoall sends one message per pair of members on
 // different nodes (2 x 2 PEs: 2 instead of 8) and one per pair on the same node through MPI's
-// shared memory. Between namespaces over TCP, with each node's members consecutive, of
-// MPI_Alltoall, flat / two levels: 2 x 2 PEs 8 B-8 KiB 0.99-1.04 / 0.50-0.77, 2 + 4 1.01-1.04 /
-// 0.31-0.73, 1 + 2 + 1 1.00-1.03 / 0.71-0.93; at 16 KiB 0.97-1.01 / 0.93-1.14, as there the one
-// leader carries all of its node's data on one connection, where the members' own messages move
-// at once (stop 50). Members spaced out (cyclic placements) send the same messages: 2 x 2 PEs
-// placed by node, 8 B-8 KiB 1.00-1.02 / 0.51-0.80, 16 KiB 1.00 / 0.96 (stop 51).
+// shared memory. Above alltoall_levels_max the one leader carrying all of its node's data on
+// one connection loses to the members' own messages moving at once. Members spaced out (cyclic
+// placements) send the same messages. (docs/guide/tuning.rst.)
 inline constexpr size_t alltoall_levels_max = size_t{8} << 10;
 inline bool alltoall_on_levels(const node_groups& g, int members, const void* dest, const void* source, size_t bytes) {
     const size_t all = bytes * static_cast<size_t>(members);
@@ -995,10 +978,8 @@ template <class T> void alltoall_over_nodes(ishmem_team_t team, T* dest, const T
 // with every hop between two members of one node through inboxes of the node's part, and only the
 // hops between nodes through the transport, whose scan is the same chain all through MPI (its
 // shared-memory path on one node): up to scan_node_hops_max, where every part has inboxes (alike
-// on every member). Between namespaces over TCP, of MPI_Scan / MPI_Exscan, all through MPI /
-// node hops: 2 x 2 PEs 8-64 B 1.05-1.06 / 1.02-1.04, 512 B-4 KiB 1.00-1.03 / 0.84-0.95; 2 + 4
-// 1.00-1.06 / 0.80-0.90; 1 + 2 + 1 1.02-1.04 / 0.90-1.02; at 8 KiB 0.99-1.02 / 0.93-1.12 and
-// 16 KiB 0.99-1.03 / 1.07-1.23, where an inbox's pieces cost more than MPI's one message (stop 50).
+// on every member). Above it an inbox's pieces cost more than MPI's one message
+// (docs/guide/tuning.rst).
 inline constexpr size_t scan_node_hops_max = size_t{4} << 10;
 inline bool scan_chain_over_nodes(const node_groups& g, size_t bytes) {
     return g.part >= 0 && g.part < eager_slots && bytes <= scan_node_hops_max &&

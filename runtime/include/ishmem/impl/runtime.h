@@ -12,7 +12,7 @@
 
 namespace ishmemi {
 
-// Where the symmetric heap lives and what runs "device" code (DESIGN.md §3, §7).
+// Where the symmetric heap lives and what runs "device" code (docs/design.rst, 'The backend seam').
 enum class backend_kind : int {
     host = 0,  // heap in shared host memory; device code is CPU threads
     cuda = 1,  // heap in GPU memory (one PE per GPU); device code is CUDA kernels

@@ -1,4 +1,4 @@
-// PEs on other nodes (DESIGN.md §8). This PE maps the heaps of the PEs of its node; a PE whose heap it
+// PEs on other nodes (docs/design.rst, 'Scale-out'). This PE maps the heaps of the PEs of its node; a PE whose heap it
 // does not map (state.peer_base[pe] is null) is remote, and every operation on it goes through the
 // transport that a scale-out library (libishmem_mpi) gives ishmem_init. Addresses passed to the
 // transport are symmetric addresses as this PE sees them (its heap, its internal region, its
