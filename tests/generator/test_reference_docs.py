@@ -1,7 +1,6 @@
 """The reference pages: domain objects, an index entry per concrete routine, parameter directions,
 sections, and an example program per family that exists and that the build runs."""
 import re
-from pathlib import Path
 
 from generator.__main__ import ROOT, generate
 from generator.emit import param_direction
@@ -17,6 +16,12 @@ FAMILIES = {f.name: f for ch in API.chapters for f in ch.families}
 def test_every_family_names_an_example_that_exists():
     missing = [f.name for f in FAMILIES.values() if not f.example or not (ROOT / f.example).is_file()]
     assert not missing
+
+
+def test_every_reference_example_is_shown_by_some_family():
+    named = {f.example for f in FAMILIES.values()}
+    on_disk = {str(p.relative_to(ROOT)) for p in (ROOT / "examples" / "reference").glob("*.cpp")}
+    assert not on_disk - named
 
 
 def test_examples_are_built_by_the_examples_cmake_file():
