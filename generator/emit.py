@@ -16,9 +16,103 @@ def _env(template_dir: Path) -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(template_dir)), undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["rst_heading"] = lambda text, ch: f"{text}\n{ch * len(text)}"
+    env.filters["table_title"] = table_title
     env.globals.update(synopsis=family_synopsis, variant_title=VARIANT_TITLE,
-                       callable_text=callable_text, checks_text=checks_text)
+                       callable_text=callable_text, checks_text=checks_text, signature_runs=signature_runs,
+                       param_rows=param_rows, typed_names=typed_names)
     return env
+
+
+# ---------------------------------------------------------------------------------------------
+# The reference pages: each signature a C++ domain object, each concrete routine name an index entry.
+
+def table_title(table) -> str:
+    """A type table's readable name, e.g. standard_amo -> Standard AMO types."""
+    words = [w.upper() if w in ("rma", "amo") else w for w in table.name.split("_")]
+    return " ".join([words[0].capitalize()] + words[1:] + ["types"])
+
+
+def _is_placeholder(sig: str) -> bool:
+    """Whether a signature names a routine through TYPENAME or SIZE rather than by its real name."""
+    name = sig.split("(")[0].split()[-1]
+    return "TYPENAME" in name or "SIZE" in name
+
+
+def signature_runs(fam: Family) -> list[tuple[str, list[tuple[bool, list[str]]]]]:
+    """Per variant: runs of consecutive signatures (template head joined to its declaration) that
+    all name real routines (indexed) or all name placeholders (not indexed: the typed names are)."""
+    out = []
+    for block in family_synopsis(fam):
+        runs: list[tuple[bool, list[str]]] = []
+        head = ""
+        for line in block.lines:
+            if line.startswith("template"):
+                head = line + " "
+                continue
+            sig = head + line.rstrip(";")
+            head = ""
+            indexed = not _is_placeholder(sig)
+            if runs and runs[-1][0] == indexed:
+                runs[-1][1].append(sig)
+            else:
+                runs.append((indexed, [sig]))
+        out.append((block.variant, runs))
+    return out
+
+
+# Pointer parameters that the routine only reads although their type is not const.
+_READ_ONLY = {"ivar", "ivars", "source", "ptr", "attr"}
+# Families whose dest (or sig_addr) the routine reads and updates rather than only writes.
+_SIG_READ = {"signal_fetch", "signal_wait_until"}
+_SIG_WRITE = {"signal_set"}
+
+
+def param_direction(fam: Family, p) -> str:
+    """IN, OUT or INOUT, from the parameter's type and role: values and const pointers are read; a
+    non-const pointer is written, except the variables that atomics and signals update in place
+    (read and written) and the pointers that are only read."""
+    if "*" not in p.type or p.type.startswith("const "):
+        return "IN"
+    if p.name in _READ_ONLY:
+        return "IN"
+    if p.name == "lock":
+        return "INOUT"
+    if p.name == "sig_addr":
+        return "IN" if fam.name in _SIG_READ else "OUT" if fam.name in _SIG_WRITE else "INOUT"
+    if p.name == "dest" and fam.chapter == "amo" and not fam.name.startswith("atomic_set"):
+        return "INOUT"
+    return "OUT"
+
+
+def param_rows(fam: Family) -> list[tuple[str, str, str]]:
+    """(name, direction, meaning) of every parameter, the variants' extra ones last."""
+    rows = []
+    if fam.team:
+        rows.append(("team", "IN", "The team the routine runs over (the overload without it uses ISHMEM_TEAM_WORLD)."))
+    rows += [(p.name, param_direction(fam, p), p.doc) for p in fam.params]
+    if "on_queue" in fam.variants:
+        if fam.returns != "void":
+            rows.append(("ret", "OUT", "``_on_queue`` form: where the queued operation stores the result; "
+                                       "read it once the event has completed."))
+        rows.append(("q", "IN", "``_on_queue`` form: the queue that runs the operation."))
+        rows.append(("deps", "IN", "``_on_queue`` form: events that must complete before the operation starts."))
+    if "work_group" in fam.variants:
+        rows.append(("group", "IN", "``_work_group`` form: the group whose threads all call the routine with "
+                                    "the same arguments and share the work."))
+    return rows
+
+
+def typed_names(fam: Family, eps) -> tuple[list[str], list[tuple[str, list[str]]]]:
+    """The concrete names behind the TYPENAME and SIZE placeholders: the variants (columns) and,
+    per element type (rows, in table order), the routine of each variant."""
+    rows: dict[str, dict[str, str]] = {}
+    for ep in eps:
+        if ep.form not in ("typed", "sized"):
+            continue
+        key = f"``{ep.elem}``" if ep.form == "typed" else f"{ep.typename} bits"
+        rows.setdefault(key, {})[ep.variant] = ep.name
+    variants = [v for v in fam.variants if any(v in r for r in rows.values())]
+    return variants, [(k, [r.get(v, "") for v in variants]) for k, r in rows.items()]
 
 
 VARIANT_TITLE = {"base": "base form", "on_queue": "_on_queue form (host)",
@@ -155,7 +249,8 @@ def render_all(api: Api, template_dir: Path) -> dict[str, str]:
             render(f"tests/gpu/{ch.name}_cases_{part}.cu", "test_cases.cu.j2", ch.file, chapter=ch, part=part,
                    cases=cases)
         render(f"docs/{ch.name}.rst", "chapter.rst.j2", ch.file, chapter=ch,
-               families=[(f, api.family_entry_points(f)) for f in ch.families])
+               families=[(f, api.family_entry_points(f)) for f in ch.families],
+               family_eps={f.name: api.family_entry_points(f) for f in ch.families})
     render("docs/constants.rst", "constants.rst.j2", "spec/constants.yaml")
     render("docs/types.rst", "types.rst.j2", "spec/types.yaml")
     render("docs/index.rst", "reference_index.rst.j2", family_sources, chapters=api.chapters)

@@ -73,6 +73,7 @@ class Family:
     symbol: str = ""                 # the routine's name after the prefix; families sharing one are C++ overloads
     on_stream: bool = False          # _on_queue core is impl::<impl>_on_queue(q, deps, [ret,] ...): native on a CUDA stream
     openshmem: tuple[str, ...] = ()  # shmem.h forms that call it: base, ctx, variadic (see shmem_routines)
+    example: str = ""                # the reference's example program, relative to the repository root
 
     @property
     def routine(self) -> str:
@@ -222,6 +223,16 @@ class Chapter:
     families: tuple[Family, ...]
     macro_groups: tuple["MacroGroup", ...] = ()   # constant tables the chapter's page shows first
     type_tables: tuple[TypeTable, ...] = ()       # type tables the chapter's page shows (with their ops)
+    sections: tuple["Section", ...] = ()          # the page's sections of families; none: one flat list
+
+
+@dataclass(frozen=True)
+class Section:
+    """A titled group of a chapter's families on its reference page (e.g. the reductions)."""
+    name: str
+    title: str
+    intro: str
+    families: tuple[Family, ...]
 
 
 @dataclass(frozen=True)
@@ -330,7 +341,7 @@ def _families(raw: RawSpec, tables: dict[str, TypeTable], groups: dict[str, "Mac
                 team=f.get("team", False), work_group_returns=f.get("work_group_returns", ""),
                 cuda="device" in callable_ and f.get("cuda", ch.get("cuda", True)),
                 symbol=f.get("symbol", f["name"]), on_stream=f.get("on_stream", False),
-                openshmem=tuple(f.get("openshmem", ())))
+                openshmem=tuple(f.get("openshmem", ())), example=f.get("example", ""))
             if fam.name in seen_names:
                 errors.append(f"{where}: duplicate family, first defined at {seen_names[fam.name]}")
             seen_names[fam.name] = f"{rel}:{f.line}"
@@ -354,9 +365,29 @@ def _families(raw: RawSpec, tables: dict[str, TypeTable], groups: dict[str, "Mac
             else:
                 errors.append(f"{rel}:{ch.line}: chapter '{ch['name']}': unknown type table '{tn}'")
         chapters.append(Chapter(ch["name"], ch["title"], ch["order"], " ".join(ch["intro"].split()), rel,
-                                tuple(fams), tuple(shown), tuple(shown_tables)))
+                                tuple(fams), tuple(shown), tuple(shown_tables),
+                                _sections(rel, ch, fams, errors)))
     chapters.sort(key=lambda c: (c.order, c.name))
     return chapters
+
+
+def _sections(rel: str, ch, fams: list[Family], errors: list[str]) -> tuple[Section, ...]:
+    """The chapter's sections, in spec order; when it has any, each family is in exactly one."""
+    by_name = {f.name: f for f in fams}
+    sections, placed = [], []
+    for s in ch.get("sections", []):
+        unknown = [n for n in s["families"] if n not in by_name]
+        if unknown:
+            errors.append(f"{rel}:{ch.line}: chapter '{ch['name']}': section '{s['name']}' names unknown "
+                          f"families {', '.join(unknown)}")
+        placed += s["families"]
+        sections.append(Section(s["name"], s["title"], " ".join(s.get("intro", "").split()),
+                                tuple(by_name[n] for n in s["families"] if n in by_name)))
+    if sections and sorted(placed) != sorted(by_name):
+        errors.append(f"{rel}:{ch.line}: chapter '{ch['name']}': every family must be in exactly one section "
+                      f"(missing: {', '.join(sorted(set(by_name) - set(placed))) or 'none'}; "
+                      f"repeated: {', '.join(sorted({n for n in placed if placed.count(n) > 1})) or 'none'})")
+    return tuple(sections)
 
 
 def build_api(raw: RawSpec) -> Api:

@@ -9975,7 +9975,7 @@ ISHMEM_C_API ISHMEM_HD int ishmem_team_translate_pe(ishmem_team_t src_team, int 
 #endif
 
 
-/* Collective synchronization */
+/* Collective operations and reductions */
 #if defined(__CUDA_ARCH__)
 ISHMEM_HD inline void ishmem_barrier_all() {
     constexpr const char* fn = "ishmem_barrier_all";

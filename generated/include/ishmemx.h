@@ -13449,7 +13449,7 @@ ISHMEM_HD inline void ishmemx_wait_work_group(T* ivar, std::type_identity_t<T> c
 }
 #endif
 
-/* Collective synchronization */
+/* Collective operations and reductions */
 ISHMEM_C_API int ishmemx_float_alltoalls(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
 ISHMEM_C_API int ishmemx_team_float_alltoalls(ishmem_team_t team, float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
 ISHMEM_C_API int ishmemx_double_alltoalls(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);

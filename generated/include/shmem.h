@@ -1279,7 +1279,7 @@ static inline int shmem_team_split_strided(shmem_team_t parent_team, int start, 
 static inline int shmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_config_t* xaxis_config, long xaxis_mask, shmem_team_t* xaxis_team, const shmem_team_config_t* yaxis_config, long yaxis_mask, shmem_team_t* yaxis_team) { return ishmem_team_split_2d(parent_team, xrange, xaxis_config, xaxis_mask, xaxis_team, yaxis_config, yaxis_mask, yaxis_team); }
 static inline void shmem_team_destroy(shmem_team_t team) { ishmem_team_destroy(team); }
 
-/* Collective synchronization */
+/* Collective operations and reductions */
 static inline void shmem_barrier_all(void) { ishmem_barrier_all(); }
 static inline void shmem_sync_all(void) { ishmem_sync_all(); }
 static inline int shmem_team_sync(shmem_team_t team) { return ishmem_team_sync(team); }
