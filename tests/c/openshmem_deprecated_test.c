@@ -3,7 +3,8 @@
    1, 2 and 4, odd sizes), the to_all reductions (long double and complex among them), the old
    atomic and wait names, the cache no-ops; and the long double and complex routines of 1.5.
    PE 0 prints "openshmem_deprecated: OK on N PEs". Blocking waits are bounded by the test's
-   ISHMEM_HANG_TIMEOUT (tests/c/CMakeLists.txt). */
+   ISHMEM_HANG_TIMEOUT (tests/c/CMakeLists.txt).
+     openshmem_deprecated_test bad_<what>  one bad active-set call (see run_bad) */
 #include <complex.h>
 #include <shmem.h>
 #include <string.h>
@@ -171,7 +172,18 @@ static void long_double_and_complex(int me, int n) {
     for (k = 0; k < n; ++k) CHECK_EQ(ld_dst[k], 10 * k + me);
 }
 
-int main(void) {
+/* One bad call on every PE; the message names the routine called. */
+static void run_bad(const char* what, int me, int n) {
+    long local_sync[SHMEM_BARRIER_SYNC_SIZE] = {0};
+    if (!strcmp(what, "bad_set")) /* PE 1 calls for the set {0} */
+        shmem_barrier(0, 0, me == 1 ? 1 : n, pSync);
+    else if (!strcmp(what, "bad_psync"))
+        shmem_barrier(0, 0, n, local_sync);
+    else if (!strcmp(what, "bad_dest"))
+        shmem_broadcast32(local_sync, i_src, 1, 0, 0, 0, n, pSync);
+}
+
+int main(int argc, char** argv) {
     start_pes(0);
     const int me = _my_pe(), n = _num_pes();
     check_my_pe = me;
@@ -181,6 +193,10 @@ int main(void) {
     for (k = 0; k < SHMEM_REDUCE_SYNC_SIZE; ++k) pSync[k] = SHMEM_SYNC_VALUE;
     for (k = 0; k < _SHMEM_BCAST_SYNC_SIZE; ++k) pSync2[k] = _SHMEM_SYNC_VALUE;
     shmem_barrier_all();
+    if (argc > 1) {
+        run_bad(argv[1], me, n);
+        return 0;
+    }
 
     /* memory under the old names */
     int* a = (int*)shmalloc(4 * sizeof(int));
