@@ -85,6 +85,7 @@ class RawSpec:
     types: Node
     constants: Node
     family_files: list  # of (relative filename, Node)
+    openshmem_extra: Node | None = None  # spec/openshmem_extra.yaml: shmem.h routines no family makes
 
 
 def load_spec(spec_dir: Path, root: Path | None = None) -> RawSpec:
@@ -95,7 +96,8 @@ def load_spec(spec_dir: Path, root: Path | None = None) -> RawSpec:
     docs = {}
     for path in sorted(spec_dir.glob("*.yaml")):
         rel = str(path.relative_to(root))
-        kind = {"types.yaml": "types_file", "constants.yaml": "constants_file"}.get(path.name, "family_file")
+        kind = {"types.yaml": "types_file", "constants.yaml": "constants_file",
+                "openshmem_extra.yaml": "openshmem_extra_file"}.get(path.name, "family_file")
         try:
             doc = parse_yaml(path.read_text(), rel)
         except SpecError as exc:
@@ -111,5 +113,8 @@ def load_spec(spec_dir: Path, root: Path | None = None) -> RawSpec:
             errors.append(f"{spec_dir.name}/{required}:0: missing file")
     if errors:
         raise SpecError(errors)
-    families = [docs[n] for n in sorted(docs) if n not in ("types.yaml", "constants.yaml")]
-    return RawSpec(types=docs["types.yaml"][1], constants=docs["constants.yaml"][1], family_files=families)
+    special = ("types.yaml", "constants.yaml", "openshmem_extra.yaml")
+    families = [docs[n] for n in sorted(docs) if n not in special]
+    extra = docs["openshmem_extra.yaml"][1] if "openshmem_extra.yaml" in docs else None
+    return RawSpec(types=docs["types.yaml"][1], constants=docs["constants.yaml"][1], family_files=families,
+                   openshmem_extra=extra)

@@ -269,6 +269,7 @@ class Api:
     openshmem_macros: tuple[Macro, ...] = ()      # shmem.h's SHMEM_ macros
     openshmem_typedefs: tuple[Typedef, ...] = ()  # shmem.h's shmem_*_t
     openshmem_unsupported: tuple[tuple[tuple[str, ...], str], ...] = ()  # (name globs, reason)
+    openshmem_extra: object = None   # generator.openshmem_extra.OpenshmemExtra: shmem.h routines no family makes
 
     def chapter_entry_points(self, chapter: str) -> list[EntryPoint]:
         return [ep for ep in self.entry_points if ep.family.chapter == chapter]
@@ -433,10 +434,12 @@ def build_api(raw: RawSpec) -> Api:
     if errors:
         raise SpecError(errors)
     osh = raw.constants.get("openshmem", {"macros": [], "typedefs": []})
+    from .openshmem_extra import build_extra  # (it uses this module's types)
+    extra = build_extra(raw.openshmem_extra, tables) if raw.openshmem_extra is not None else None
     return Api(api.tables, api.sizes, groups, typedefs, api.chapters, tuple(eps),
                tuple(Macro(m["name"], m["value"], m["doc"]) for m in osh["macros"]),
                tuple(Typedef(t["name"], t["doc"], t["decl"].rstrip(), "shmem") for t in osh["typedefs"]),
-               tuple((tuple(u["names"]), " ".join(u["reason"].split())) for u in osh.get("unsupported", ())))
+               tuple((tuple(u["names"]), " ".join(u["reason"].split())) for u in osh.get("unsupported", ())), extra)
 
 
 def _overloads(a: Family, b: Family) -> bool:
@@ -1084,7 +1087,9 @@ class ShmemTemplate:
 
 def shmem_generics(api: Api, routines: list[ShmemRoutine]) -> tuple[list[CMacro], list[ShmemTemplate]]:
     """C11 selections and C++ templates for the untyped shmem_ names; a ctx form is the same name
-    with a shmem_ctx_t first (one more argument)."""
+    with a shmem_ctx_t first (one more argument). The typed routines of spec/openshmem_extra.yaml
+    (long double, complex, 16-bit waits) join the selections of the names they name as generic."""
+    joins = api.openshmem_extra.generic_joins() if api.openshmem_extra else {}
     typed: dict[tuple[Family, bool], list[tuple[str, str]]] = {}
     for r in routines:
         if r.target.form == "typed":
@@ -1100,7 +1105,7 @@ def shmem_generics(api: Api, routines: list[ShmemRoutine]) -> tuple[list[CMacro]
         targets = []
         for ctx, args in forms:
             mname = name if len(forms) == 1 else f"ISHMEMI_OVL_{name}_{len(args)}"
-            macros.append(_generic_selection(mname, args, key, typed[(ep.family, ctx)]))
+            macros.append(_generic_selection(mname, args, key, typed[(ep.family, ctx)] + joins.get((name, ctx), [])))
             targets.append((len(args), mname))
             params, call_args = _openshmem_signature(ep)
             if ctx:

@@ -41,8 +41,11 @@ def test_collectives_are_team_first_as_in_openshmem(header):
 
 def test_no_intel_only_names(header):
     for name in ("shmem_ibput", "shmem_int_sum_inscan", "shmem_signal_add", "shmem_print", "_on_queue", "_work_group",
-                 "shmem_init_attr", "shmem_wait("):
+                 "shmem_init_attr", "shmem_wait_until_on_queue"):
         assert name not in header, name
+    # Intel SHMEM's untyped wait is ishmem_wait(ivar, value); shmem_wait is OpenSHMEM's deprecated
+    # form with the same meaning, so it is there, as a deprecated routine.
+    assert 'ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_wait_until") static inline void shmem_long_wait(long* ivar, long cmp_value)' in header
 
 
 def test_c_part_is_c_and_generics_select_shmem_names(header):

@@ -3,8 +3,9 @@
     expected_declarations()  {name: (return type, (parameter types, ...))}, every typed, SIZE, mem
                              and shmem_ctx_ form; types in canonical spelling (see canonical_type)
     constant_names()         the constants, handles and handle types a 1.5 program sees
-    deprecated_routines()    concrete names that a 1.5 header must not declare
-    deprecated_constants()   the same for constants
+    deprecated_routines()    concrete names of the routines 1.5 deprecates but still defines
+    deprecated_declarations() the same with their signatures
+    deprecated_constants()   the constants 1.5 deprecates but still defines
     tables()                 {table name: [(TYPENAME, TYPE)] or [(SIZE, SIZE)]}
 
 Parameter names are dropped; `const T*`, `const T *` and `T const *` read the same; top-level
@@ -111,7 +112,7 @@ class ApiList:
     tables: dict[str, list[tuple[str, str]]]
     families: list[Family]
     constants: list[str]
-    deprecated_routines: list[tuple[str, str | None]]
+    deprecated_routines: list[Family]
     deprecated_constants: list[str]
 
 
@@ -121,7 +122,7 @@ def parse_api_text(text: str, source: str = "api.txt") -> ApiList:
     tables: dict[str, list[tuple[str, str]]] = {}
     families: list[Family] = []
     constants: list[str] = []
-    depr_routines: list[tuple[str, str | None]] = []
+    depr_routines: list[Family] = []
     depr_constants: list[str] = []
     section = None
     known = {"tables", "routines", "constants", "deprecated routines", "deprecated constants"}
@@ -154,7 +155,7 @@ def parse_api_text(text: str, source: str = "api.txt") -> ApiList:
             if name.strip() in tables:
                 errors.append(f"{where}: duplicate table {name.strip()}")
             tables[name.strip()] = entries
-        elif section == "routines":
+        elif section in ("routines", "deprecated routines"):
             m = re.fullmatch(r"(?P<decl>[^;]+;)\s*(?:@(?P<table>\w+))?\s*(?P<ctx>\+ctx)?", line)
             if not m or not _DECL.match(m.group("decl")):
                 errors.append(f"{where}: expected `DECLARATION; [@TABLE] [+ctx]`")
@@ -165,26 +166,17 @@ def parse_api_text(text: str, source: str = "api.txt") -> ApiList:
                 errors.append(f"{where}: placeholder without @TABLE")
             if table and not placeholder:
                 errors.append(f"{where}: @{table} but no TYPENAME/SIZE placeholder")
-            families.append(Family(lineno, decl, table, bool(m.group("ctx"))))
+            (families if section == "routines" else depr_routines).append(Family(lineno, decl, table, bool(m.group("ctx"))))
         elif section in ("constants", "deprecated constants"):
             if not re.fullmatch(r"\w+", line):
                 errors.append(f"{where}: expected one name")
                 continue
             (constants if section == "constants" else depr_constants).append(line)
-        elif section == "deprecated routines":
-            m = re.fullmatch(r"(\w+)\s*(?:@(\w+))?", line)
-            if not m:
-                errors.append(f"{where}: expected `name [@TABLE]`")
-                continue
-            depr_routines.append((m.group(1), m.group(2)))
         else:
             errors.append(f"{where}: line outside a section")
-    for fam in families:
+    for fam in families + depr_routines:
         if fam.table and fam.table not in tables:
             errors.append(f"{source}({fam.line}): unknown table {fam.table}")
-    for name, table in depr_routines:
-        if table and table not in tables:
-            errors.append(f"{source}: unknown table {table} for {name}")
     if errors:
         raise ApiFileError("\n".join(errors))
     return ApiList(tables, families, constants, depr_routines, depr_constants)
@@ -196,11 +188,12 @@ def _substitute(text: str, typename: str, ctype: str) -> str:
     return text.replace("SIZE", typename) if typename.isdigit() else text
 
 
-def expand(api: ApiList) -> dict[str, Signature]:
-    """Every concrete declaration of the families; a name produced twice is an error."""
+def expand(api: ApiList, families: list[Family] | None = None) -> dict[str, Signature]:
+    """Every concrete declaration of the families (by default the current API's); a name produced
+    twice is an error."""
     out: dict[str, Signature] = {}
     errors = []
-    for fam in api.families:
+    for fam in api.families if families is None else families:
         rows = api.tables[fam.table] if fam.table else [("", "")]
         for typename, ctype in rows:
             decl = _substitute(fam.decl, typename, ctype) if fam.table else fam.decl
@@ -243,12 +236,12 @@ def constant_names() -> list[str]:
 
 
 def deprecated_routines() -> list[str]:
+    return list(deprecated_declarations())
+
+
+def deprecated_declarations() -> dict[str, Signature]:
     api = load()
-    names = []
-    for name, table in api.deprecated_routines:
-        rows = api.tables[table] if table else [("", "")]
-        names += [_substitute(name, tn, ty) if table else name for tn, ty in rows]
-    return names
+    return expand(api, api.deprecated_routines)
 
 
 def deprecated_constants() -> list[str]:

@@ -23,7 +23,7 @@ from . import (
     canonical_type,
     constant_names,
     deprecated_constants,
-    deprecated_routines,
+    deprecated_declarations,
     expected_declarations,
     format_declaration,
     split_parameters,
@@ -295,14 +295,15 @@ def check_header(header: Path, unsupported: Path | None = None, *,
     """Every disagreement between the header and OpenSHMEM 1.5:
     (a) each shmem_ routine it declares is a 1.5 routine with the 1.5 signature;
     (b) each 1.5 routine and constant is in the header or in the unsupported list (and not both);
-    (c) no deprecated routine or constant is declared."""
+    (c) each routine and constant that 1.5 deprecates but still defines is there too, a routine with
+        its signature or (a name C cannot give two signatures, such as shmem_sync) as a macro."""
     expected = expected_declarations() if expected is None else expected
     constants = constant_names()
     scan = scan_header(header.read_text())
     hname = header.name
     errors: list[str] = []
     seen: dict[str, Routine] = {}
-    deprecated = set(deprecated_routines())
+    deprecated = deprecated_declarations()
     for r in scan.routines:
         where = f"{hname}({r.line})"
         if r.name in seen:
@@ -312,17 +313,22 @@ def check_header(header: Path, unsupported: Path | None = None, *,
             continue
         seen[r.name] = r
         if r.name in deprecated:
-            errors.append(f"{where}: {r.name} is deprecated in OpenSHMEM 1.5 and must not be declared")
+            if deprecated[r.name] != r.signature:
+                errors.append(f"{where}: {r.name} does not match its deprecated OpenSHMEM form: header has "
+                              f"`{format_declaration(r.name, r.signature)}`, OpenSHMEM has "
+                              f"`{format_declaration(r.name, deprecated[r.name])}`")
         elif r.name.startswith("shmem_") and r.name not in expected:
             errors.append(f"{where}: {r.name} is not an OpenSHMEM 1.5 routine")
         elif r.name in expected and expected[r.name] != r.signature:
             errors.append(f"{where}: {r.name} does not match OpenSHMEM 1.5: header has "
                           f"`{format_declaration(r.name, r.signature)}`, 1.5 has "
                           f"`{format_declaration(r.name, expected[r.name])}`")
+    for name in deprecated:
+        if name not in seen and name not in scan.defined:
+            errors.append(f"{hname}: {name}, which OpenSHMEM 1.5 deprecates but still defines, is missing")
     for name in deprecated_constants():
-        if name in scan.defined:
-            errors.append(f"{hname}({scan.defined[name]}): {name} is deprecated in OpenSHMEM 1.5 "
-                          f"and must not be defined")
+        if name not in scan.defined:
+            errors.append(f"{hname}: {name}, which OpenSHMEM 1.5 deprecates but still defines, is missing")
     listed = read_unsupported(unsupported) if unsupported else {}
     uname = unsupported.name if unsupported else "unsupported list"
     # An entry may be a glob (shmem_ctx_*, shmem_longdouble_*): it stands for the 1.5 names it matches.
