@@ -20,11 +20,21 @@ namespace {
 using proxy::host_mem;
 using proxy::request;
 
-// A producer's wait: the waiting loops' backoff (serves other PEs through the transport, yields
-// the core, and takes part in ISHMEM_HANG_TIMEOUT's report).
+// A producer's wait: spins, then yields the core, and takes part in ISHMEM_HANG_TIMEOUT's report
+// like the waiting loops. It does not serve other PEs' requests: the proxy thread does, inside the
+// transport's own waits, and the transport's progress thread otherwise, so a caller whose request
+// needs no answer from anyone serves no one meanwhile, as when it calls the transport itself.
 struct producer_wait {
-    backoff b;
-    void pause() { b.pause(); }
+    unsigned polls = 0;
+    void pause() {
+        if (polls < spin_limit) {
+            ++polls;
+            cpu_relax();
+            return;
+        }
+        if (__builtin_expect(watch_calls, 0)) watch_tick();
+        sched_yield();
+    }
 };
 
 class proxy_transport final : public transport {
@@ -205,7 +215,8 @@ class proxy_transport final : public transport {
     }
 
     // The proxy thread: serves tickets in order; polls while busy, then sleeps a little longer each
-    // time up to idle_sleep_max_ns, and serves other PEs' requests through the transport meanwhile.
+    // time up to idle_sleep_max_ns. It serves only this PE's own requests: other PEs' are the
+    // transport's progress thread's and waiting loops' (so hold_progress_thread keeps its meaning).
     void serve() {
         constexpr long idle_sleep_max_ns = 50'000;
         uint64_t h = 0;
@@ -226,7 +237,6 @@ class proxy_transport final : public transport {
                 cpu_relax();
                 continue;
             }
-            inner_->progress();
             timespec ts{0, sleep_ns};
             nanosleep(&ts, nullptr);
             sleep_ns = sleep_ns < idle_sleep_max_ns ? 2 * sleep_ns : idle_sleep_max_ns;
