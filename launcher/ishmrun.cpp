@@ -1,7 +1,8 @@
 // ishmrun: starts N processes (PEs) of one program on this node and serves their bootstrap requests
 // (allgather, barrier, fd exchange; see runtime/src/boot_protocol.h). When a PE fails, it names the
-// PE and the cause, stops the others and exits nonzero. When a PE calls ishmem_global_exit(status), it
-// names the PE, stops the others and exits with status.
+// PE and the cause, stops the others and exits with the PE's status (1 for a signal). When a PE calls
+// ishmem_global_exit(status), it names the PE, stops the others and exits with status. Told to stop
+// (SIGINT, SIGTERM, SIGHUP), it has a PE print where every PE is before it passes the signal on.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
