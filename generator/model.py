@@ -518,7 +518,8 @@ def _pointee(p: Param, form: _Form) -> str:
 def _check_lines(fam: Family, form: _Form) -> list[tuple[str, str]]:
     """The family's hard checks, in order, as (statement, predicate) pairs: the statement reports a
     failure and stops; the predicate (its ok_ twin, no report) is true when the check passes, and ''
-    for a statement that is not a check (an output handle's reset)."""
+    for a statement that is not a check (an output handle's reset). Every size is computed by
+    mul_size and the extents, which give SIZE_MAX where a product overflows: no check passes that."""
     lines = []
     if fam.check_init:
         lines.append(("ishmemi::check_init(fn);", "ishmemi::ok_init()"))
@@ -530,15 +531,15 @@ def _check_lines(fam: Family, form: _Form) -> list[tuple[str, str]]:
             elif c.kind in ("symmetric", "symmetric_strided", "symmetric_blocked", "symmetric_team",
                             "symmetric_team_strided"):
                 if c.kind == "symmetric":
-                    nbytes = f"({c.args[0]}) * {size}"
+                    nbytes = f"ishmemi::mul_size({c.args[0]}, {size})"
                 elif c.kind == "symmetric_strided":
-                    nbytes = f"ishmemi::strided_extent({c.args[0]}, {c.args[1]}) * {size}"
+                    nbytes = f"ishmemi::mul_size(ishmemi::strided_extent({c.args[0]}, {c.args[1]}), {size})"
                 elif c.kind == "symmetric_blocked":
-                    nbytes = f"ishmemi::blocked_extent({c.args[0]}, {c.args[1]}, {c.args[2]}) * {size}"
+                    nbytes = f"ishmemi::mul_size(ishmemi::blocked_extent({c.args[0]}, {c.args[1]}, {c.args[2]}), {size})"
                 elif c.kind == "symmetric_team":
-                    nbytes = f"({c.args[0]}) * ishmemi::team_size_or_zero(team) * {size}"
+                    nbytes = f"ishmemi::mul_size(ishmemi::mul_size({c.args[0]}, ishmemi::team_size_or_zero(team)), {size})"
                 else:
-                    nbytes = f"ishmemi::strided_extent(({c.args[0]}) * ishmemi::team_size_or_zero(team), {c.args[1]}) * {size}"
+                    nbytes = f"ishmemi::mul_size(ishmemi::strided_extent(ishmemi::mul_size({c.args[0]}, ishmemi::team_size_or_zero(team)), {c.args[1]}), {size})"
                 lines.append((f'ishmemi::check_symmetric(fn, "{p.name}", {p.name}, {nbytes});',
                               f"ishmemi::ok_symmetric({p.name}, {nbytes})"))
             elif c.kind == "symmetric_or_null":
@@ -606,12 +607,12 @@ def _soft_checks(fam: Family, form: _Form, team_form: bool, fn: str = "fn") -> l
             elif c.kind == "no_partial_overlap":
                 a, n = c.args
                 size = f"sizeof({_pointee(p, form)})"
-                conds.append(f'ishmemi::check_no_partial_overlap({fn}, "{p.name}", {p.name}, "{a}", {a}, ({n}) * {size})')
+                conds.append(f'ishmemi::check_no_partial_overlap({fn}, "{p.name}", {p.name}, "{a}", {a}, ishmemi::mul_size({n}, {size}))')
             elif c.kind == "outside_team":
                 a, n = c.args
                 size = f"sizeof({_pointee(p, form)})"
-                theirs = f"({n}) * ishmemi::team_size_or_zero(team) * {size}"
-                conds.append(f'ishmemi::check_outside({fn}, "{p.name}", {p.name}, ({n}) * {size}, "{a}", {a}, {theirs})')
+                theirs = f"ishmemi::mul_size(ishmemi::mul_size({n}, ishmemi::team_size_or_zero(team)), {size})"
+                conds.append(f'ishmemi::check_outside({fn}, "{p.name}", {p.name}, ishmemi::mul_size({n}, {size}), "{a}", {a}, {theirs})')
     return conds
 
 
@@ -749,7 +750,8 @@ _DEVICE_NAMES = (("ishmemi::impl::", "ishmemi::dev::"), ("ishmemi::check_", "ish
                  ("ishmemi::ok_", "ishmemi::dev::ok_"),
                  ("ishmemi::strided_extent", "ishmemi::dev::strided_extent"),
                  ("ishmemi::blocked_extent", "ishmemi::dev::blocked_extent"),
-                 ("ishmemi::team_size_or_zero", "ishmemi::dev::team_size_or_zero"))
+                 ("ishmemi::team_size_or_zero", "ishmemi::dev::team_size_or_zero"),
+                 ("ishmemi::mul_size", "ishmemi::dev::mul_size"))
 # (ishmemi::impl::group_leads becomes ishmemi::dev::group_leads by the first pair.)
 
 

@@ -1,7 +1,8 @@
 // ishmrun: starts N processes (PEs) of one program on this node and serves their bootstrap requests
 // (allgather, barrier, fd exchange; see runtime/src/boot_protocol.h). When a PE fails, it names the
-// PE and the cause, stops the others and exits nonzero. When a PE calls ishmem_global_exit(status), it
-// names the PE, stops the others and exits with status.
+// PE and the cause, stops the others and exits with the PE's status (1 for a signal). When a PE calls
+// ishmem_global_exit(status), it names the PE, stops the others and exits with status. Told to stop
+// (SIGINT, SIGTERM, SIGHUP), it has a PE print where every PE is before it passes the signal on.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -42,6 +43,9 @@ constexpr int exit_usage = 2;
 constexpr int exit_failed = 1;
 constexpr int exit_timeout = 124;
 constexpr auto kill_grace = std::chrono::seconds(2);
+// Told to stop, ishmrun asks the PEs where they are (boot_stop_report_signal) and waits this long
+// for the report before it passes the signal on.
+constexpr auto report_grace = std::chrono::milliseconds(1000);
 // How long a PE whose connection closed may take to exit before its closing itself is the error.
 constexpr auto exit_after_close = std::chrono::seconds(1);
 
@@ -83,11 +87,14 @@ void print_help() {
         "  -V, --version      print the version and exit\n"
         "  --                 end of options: the next argument is the program\n"
         "\n"
-        "Exit status: 0 when every PE exits with 0. When a PE exits with another status or is killed by a\n"
-        "signal, ishmrun names it, stops the other PEs (SIGTERM, then SIGKILL after 2 s) and exits with 1.\n"
+        "Exit status: 0 when every PE exits with 0. When a PE exits with another status, ishmrun names it,\n"
+        "stops the other PEs (SIGTERM, then SIGKILL after 2 s) and exits with that status (the first PE's to\n"
+        "fail). When a PE is killed by a signal, ishmrun names it and the signal, stops the others and exits\n"
+        "with 1.\n"
         "When a PE calls ishmem_global_exit(status), ishmrun names it, stops the other PEs the same way and\n"
         "exits with status.\n"
-        "SIGINT, SIGTERM and SIGHUP are passed on to the PEs (ishmrun then exits with 128 + the signal).\n"
+        "On SIGINT, SIGTERM or SIGHUP, ishmrun first has a PE print where every PE is (the report of\n"
+        "ISHMEM_HANG_TIMEOUT), then passes the signal on to the PEs and exits with 128 + the signal.\n"
         "Usage errors exit with 2. Standard input goes to PE 0 when it is not a terminal; the other PEs read\n"
         "/dev/null.\n"
         "\n"
@@ -192,6 +199,7 @@ struct pe_slot {
     pid_t pid = -1;
     int sock = -1;                  // -1 once closed
     bool running = true;            // not reaped yet
+    bool connected = false;         // made a request: its handler of boot_stop_report_signal is installed
     clock_type::time_point closed;  // when the socket closed
     // outstanding request
     bool requested = false;  // header received
@@ -320,9 +328,12 @@ class job {
             // A PE that exits with 0 is fine unless others still wait for it (check_deadlines).
             if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
             if (stopping_) continue;  // the first failure has been named; the rest follow from it
-            if (WIFEXITED(status))
+            if (WIFEXITED(status)) {
                 say("PE %d (pid %d) exited with status %d", pe, pid, WEXITSTATUS(status));
-            else if (WIFSIGNALED(status))
+                fail_and_stop(WEXITSTATUS(status));  // as mpirun: the first nonzero status (77: skipped)
+                continue;
+            }
+            if (WIFSIGNALED(status))
                 say("PE %d (pid %d) killed by signal %d (%s)%s", pe, pid, WTERMSIG(status), strsignal(WTERMSIG(status)),
                     WCOREDUMP(status) ? ", core dumped" : "");
             fail_and_stop();
@@ -344,16 +355,37 @@ class job {
                 on_global_exit(si.ssi_int, static_cast<pid_t>(si.ssi_pid));
                 continue;
             }
-            if (!stopping_) say("received signal %d (%s); passing it on to the PEs", sig, strsignal(sig));
-            signal_job(sig);
-            if (!stopping_) {
-                stopping_ = true;
-                exit_code_ = 128 + sig;
+            if (stopping_) {  // a second signal, or one while stopping: on to the PEs at once
+                forward_ = 0;
+                signal_job(sig);
+                continue;
+            }
+            stopping_ = true;
+            exit_code_ = 128 + sig;
+            // First the report of where every PE is, then the signal (check_deadlines).
+            if (ask_for_report(sig)) {
+                say("received signal %d (%s); asking the PEs where they are, then passing it on", sig, strsignal(sig));
+                forward_ = sig;
+                forward_at_ = clock_type::now() + report_grace;
+                kill_at_ = forward_at_ + kill_grace;
+            } else {
+                say("received signal %d (%s); passing it on to the PEs", sig, strsignal(sig));
+                signal_job(sig);
                 kill_at_ = clock_type::now() + kill_grace;
                 for (pe_slot& p : pes_) drop_request(p), close_sock(p);
             }
         }
         reap();
+    }
+
+    // Queues the report request to every running PE that has connected; false when there is none.
+    bool ask_for_report(int sig) {
+        bool asked = false;
+        sigval value{};
+        value.sival_int = sig;
+        for (pe_slot& p : pes_)
+            if (p.running && p.connected && p.pid > 0) asked = sigqueue(p.pid, boot_stop_report_signal(), value) == 0 || asked;
+        return asked;
     }
 
     // A PE called ishmem_global_exit (boot_protocol.h): not a failure, the end of the job with status.
@@ -451,6 +483,7 @@ class job {
                 return protocol_error(pe, "malformed request header");
             }
             p.requested = true;
+            p.connected = true;
             p.op = h.op;
             p.count = h.count;
             if (h.op == boot_exchange_fds) {
@@ -592,6 +625,7 @@ class job {
         auto now = clock_type::now();
         auto soonest = now + std::chrono::hours(1);
         if (stopping_ && !killed_) soonest = std::min(soonest, kill_at_);
+        if (forward_) soonest = std::min(soonest, forward_at_);
         if (timeout_at_ && !stopping_) soonest = std::min(soonest, *timeout_at_);
         for (int pe = 0; pe < opt_.n && !stopping_; ++pe)
             if (pes_[pe].sock < 0 && pes_[pe].running && needed(pe))
@@ -602,6 +636,12 @@ class job {
 
     void check_deadlines() {
         auto now = clock_type::now();
+        if (forward_ && now >= forward_at_) {
+            signal_job(forward_);
+            forward_ = 0;
+            kill_at_ = now + kill_grace;
+            for (pe_slot& p : pes_) drop_request(p), close_sock(p);
+        }
         if (stopping_ && now >= kill_at_ && !killed_) {
             signal_job(SIGKILL);
             killed_ = true;
@@ -636,7 +676,8 @@ class job {
     int running_ = 0;
     bool stopping_ = false, killed_ = false;
     int exit_code_ = 0;
-    clock_type::time_point kill_at_{};
+    int forward_ = 0;  // the signal to pass on at forward_at_, after the PEs' report (0: none pending)
+    clock_type::time_point kill_at_{}, forward_at_{};
     std::optional<clock_type::time_point> timeout_at_;
 };
 

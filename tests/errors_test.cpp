@@ -36,6 +36,20 @@ TEST_F(Errors, AddressOutsideSymmetricHeap) {
                         "ishmem_int_put_signal: sig_addr .* outside the symmetric heap");
 }
 
+// A count whose size in bytes overflows size_t must fail its check, not wrap to a small copy:
+// SIZE_MAX / 8 + 2 longs are 16 bytes modulo 2^64, and a stride of 2^61 longs spans 8.
+TEST_F(Errors, SizesThatOverflow) {
+    long* lsym = reinterpret_cast<long*>(sym);
+    long v[2] = {};
+    EXPECT_ISHMEM_ERROR(ishmem_long_put(lsym, v, SIZE_MAX / 8 + 2, 0),
+                        "ishmem_long_put: dest .*: the size of the range overflows size_t");
+    EXPECT_ISHMEM_ERROR(ishmem_long_get(v, lsym, SIZE_MAX / 8 + 2, 0),
+                        "ishmem_long_get: source .*: the size of the range overflows size_t");
+    EXPECT_ISHMEM_ERROR(ishmem_long_iput(lsym, v, ptrdiff_t{1} << 61, 1, 2, 0),
+                        "ishmem_long_iput: dest .*: the size of the range overflows size_t");
+    EXPECT_ISHMEM_ERROR(ishmem_putmem_nbi(sym, v, SIZE_MAX, 0), "ishmem_putmem_nbi: dest");
+}
+
 TEST_F(Errors, NullWithNonzeroCount) {
     EXPECT_ISHMEM_ERROR(ishmem_int_put(sym, nullptr, 3, 0), "ishmem_int_put: source is null with 3 elements");
     EXPECT_ISHMEM_ERROR(ishmem_getmem(nullptr, sym, 8, 0), "ishmem_getmem: dest is null");

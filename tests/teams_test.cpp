@@ -345,6 +345,33 @@ TEST(Teams, Split2d) {
     }
 }
 
+// Arguments bad on one PE only: every member returns nonzero and ISHMEM_TEAM_INVALID (none waits
+// for the one that gave up, which the test's timeout would catch), and the others name that PE.
+TEST(Teams, SplitBadOnOnePeOnly) {
+    const world w;
+    if (w.n < 2) GTEST_SKIP() << "needs 2 PEs";
+    const char* check = std::getenv("ISHMEM_CHECK");
+    if (check && std::strcmp(check, "full") == 0) GTEST_SKIP() << "full mode stops the job at the differing arguments";
+    for (int form = 0; form < 2; ++form) {
+        SCOPED_TRACE(form == 0 ? "split_strided, size 0 on PE 1" : "split_2d, xrange 0 on PE 1");
+        ishmem_team_t t = ISHMEM_TEAM_WORLD, y = ISHMEM_TEAM_WORLD;
+        int rc = 0;
+        const std::string err = stderr_of([&] {
+            rc = form == 0 ? ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, w.me == 1 ? 0 : w.n, nullptr, 0, &t)
+                           : ishmem_team_split_2d(ISHMEM_TEAM_WORLD, w.me == 1 ? 0 : 1, nullptr, 0, &t, nullptr, 0, &y);
+        });
+        EXPECT_NE(rc, 0);
+        EXPECT_EQ(t, ISHMEM_TEAM_INVALID);
+        if (form == 1) EXPECT_EQ(y, ISHMEM_TEAM_INVALID);
+        const std::string routine = form == 0 ? "ishmem_team_split_strided" : "ishmem_team_split_2d";
+        expect_message(err, routine);
+        const std::string why = w.me != 1 ? "the arguments of PE 1 do not fit parent team 0"
+                                : form == 0 ? "size 0 do not fit" : "xrange 0 is not positive";
+        EXPECT_NE(err.find(why), std::string::npos) << "stderr was: " << err;
+    }
+    ishmem_barrier_all();  // the world still works alike on every PE
+}
+
 // split_2d with a bad xrange: nonzero, both handles ISHMEM_TEAM_INVALID, a message.
 TEST(Teams, Split2dBadXrange) {
     for (int xrange : {0, -3}) {

@@ -10,7 +10,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] float ishmem_float_atomic_fetch(float* source, int pe) {
     constexpr const char* fn = "ishmem_float_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(float)));
     ishmemi::check_aligned(fn, "source", source, alignof(float));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<float>(source, pe);
@@ -22,7 +22,7 @@ float ishmem_float_atomic_fetch(float* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_float_atomic_fetch(source, pe);
     constexpr const char* fn = "ishmem_float_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(float)));
     ishmemi::check_aligned(fn, "source", source, alignof(float));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<float>(source, pe);
@@ -33,7 +33,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] double ishmem_double_atomic_fetch(double* source, int pe) {
     constexpr const char* fn = "ishmem_double_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(double)));
     ishmemi::check_aligned(fn, "source", source, alignof(double));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<double>(source, pe);
@@ -45,7 +45,7 @@ double ishmem_double_atomic_fetch(double* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_double_atomic_fetch(source, pe);
     constexpr const char* fn = "ishmem_double_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(double)));
     ishmemi::check_aligned(fn, "source", source, alignof(double));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<double>(source, pe);
@@ -56,7 +56,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_int_atomic_fetch(int* source, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "source", source, alignof(int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<int>(source, pe);
@@ -68,7 +68,7 @@ int ishmem_int_atomic_fetch(int* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int_atomic_fetch(source, pe);
     constexpr const char* fn = "ishmem_int_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "source", source, alignof(int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<int>(source, pe);
@@ -79,7 +79,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] long ishmem_long_atomic_fetch(long* source, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "source", source, alignof(long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<long>(source, pe);
@@ -91,7 +91,7 @@ long ishmem_long_atomic_fetch(long* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_long_atomic_fetch(source, pe);
     constexpr const char* fn = "ishmem_long_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "source", source, alignof(long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<long>(source, pe);
@@ -102,7 +102,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] long long ishmem_longlong_atomic_fetch(long long* source, int pe) {
     constexpr const char* fn = "ishmem_longlong_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "source", source, alignof(long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<long long>(source, pe);
@@ -114,7 +114,7 @@ long long ishmem_longlong_atomic_fetch(long long* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_longlong_atomic_fetch(source, pe);
     constexpr const char* fn = "ishmem_longlong_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "source", source, alignof(long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<long long>(source, pe);
@@ -125,7 +125,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned int ishmem_uint_atomic_fetch(unsigned int* source, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "source", source, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<unsigned int>(source, pe);
@@ -137,7 +137,7 @@ unsigned int ishmem_uint_atomic_fetch(unsigned int* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_atomic_fetch(source, pe);
     constexpr const char* fn = "ishmem_uint_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "source", source, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<unsigned int>(source, pe);
@@ -148,7 +148,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long ishmem_ulong_atomic_fetch(unsigned long* source, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "source", source, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<unsigned long>(source, pe);
@@ -160,7 +160,7 @@ unsigned long ishmem_ulong_atomic_fetch(unsigned long* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_atomic_fetch(source, pe);
     constexpr const char* fn = "ishmem_ulong_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "source", source, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<unsigned long>(source, pe);
@@ -171,7 +171,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long long ishmem_ulonglong_atomic_fetch(unsigned long long* source, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "source", source, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<unsigned long long>(source, pe);
@@ -183,7 +183,7 @@ unsigned long long ishmem_ulonglong_atomic_fetch(unsigned long long* source, int
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_atomic_fetch(source, pe);
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "source", source, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<unsigned long long>(source, pe);
@@ -194,7 +194,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int32_t ishmem_int32_atomic_fetch(int32_t* source, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<int32_t>(source, pe);
@@ -206,7 +206,7 @@ int32_t ishmem_int32_atomic_fetch(int32_t* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_atomic_fetch(source, pe);
     constexpr const char* fn = "ishmem_int32_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<int32_t>(source, pe);
@@ -217,7 +217,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int64_t ishmem_int64_atomic_fetch(int64_t* source, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<int64_t>(source, pe);
@@ -229,7 +229,7 @@ int64_t ishmem_int64_atomic_fetch(int64_t* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_atomic_fetch(source, pe);
     constexpr const char* fn = "ishmem_int64_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<int64_t>(source, pe);
@@ -240,7 +240,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint32_t ishmem_uint32_atomic_fetch(uint32_t* source, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<uint32_t>(source, pe);
@@ -252,7 +252,7 @@ uint32_t ishmem_uint32_atomic_fetch(uint32_t* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_atomic_fetch(source, pe);
     constexpr const char* fn = "ishmem_uint32_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<uint32_t>(source, pe);
@@ -263,7 +263,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint64_t ishmem_uint64_atomic_fetch(uint64_t* source, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<uint64_t>(source, pe);
@@ -275,7 +275,7 @@ uint64_t ishmem_uint64_atomic_fetch(uint64_t* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_atomic_fetch(source, pe);
     constexpr const char* fn = "ishmem_uint64_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<uint64_t>(source, pe);
@@ -286,7 +286,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] size_t ishmem_size_atomic_fetch(size_t* source, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<size_t>(source, pe);
@@ -298,7 +298,7 @@ size_t ishmem_size_atomic_fetch(size_t* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_size_atomic_fetch(source, pe);
     constexpr const char* fn = "ishmem_size_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<size_t>(source, pe);
@@ -309,7 +309,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ptrdiff_t ishmem_ptrdiff_atomic_fetch(ptrdiff_t* source, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<ptrdiff_t>(source, pe);
@@ -321,7 +321,7 @@ ptrdiff_t ishmem_ptrdiff_atomic_fetch(ptrdiff_t* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ptrdiff_atomic_fetch(source, pe);
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<ptrdiff_t>(source, pe);
@@ -332,7 +332,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_float_atomic_set(float* dest, float value, int pe) {
     constexpr const char* fn = "ishmem_float_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(float)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(float));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<float>(dest, value, pe);
@@ -344,7 +344,7 @@ void ishmem_float_atomic_set(float* dest, float value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_float_atomic_set(dest, value, pe);
     constexpr const char* fn = "ishmem_float_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(float)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(float));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<float>(dest, value, pe);
@@ -355,7 +355,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_double_atomic_set(double* dest, double value, int pe) {
     constexpr const char* fn = "ishmem_double_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(double)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(double));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<double>(dest, value, pe);
@@ -367,7 +367,7 @@ void ishmem_double_atomic_set(double* dest, double value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_double_atomic_set(dest, value, pe);
     constexpr const char* fn = "ishmem_double_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(double)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(double));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<double>(dest, value, pe);
@@ -378,7 +378,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int_atomic_set(int* dest, int value, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<int>(dest, value, pe);
@@ -390,7 +390,7 @@ void ishmem_int_atomic_set(int* dest, int value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int_atomic_set(dest, value, pe);
     constexpr const char* fn = "ishmem_int_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<int>(dest, value, pe);
@@ -401,7 +401,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_long_atomic_set(long* dest, long value, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<long>(dest, value, pe);
@@ -413,7 +413,7 @@ void ishmem_long_atomic_set(long* dest, long value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_long_atomic_set(dest, value, pe);
     constexpr const char* fn = "ishmem_long_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<long>(dest, value, pe);
@@ -424,7 +424,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_longlong_atomic_set(long long* dest, long long value, int pe) {
     constexpr const char* fn = "ishmem_longlong_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<long long>(dest, value, pe);
@@ -436,7 +436,7 @@ void ishmem_longlong_atomic_set(long long* dest, long long value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_longlong_atomic_set(dest, value, pe);
     constexpr const char* fn = "ishmem_longlong_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<long long>(dest, value, pe);
@@ -447,7 +447,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint_atomic_set(unsigned int* dest, unsigned int value, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<unsigned int>(dest, value, pe);
@@ -459,7 +459,7 @@ void ishmem_uint_atomic_set(unsigned int* dest, unsigned int value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_atomic_set(dest, value, pe);
     constexpr const char* fn = "ishmem_uint_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<unsigned int>(dest, value, pe);
@@ -470,7 +470,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulong_atomic_set(unsigned long* dest, unsigned long value, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<unsigned long>(dest, value, pe);
@@ -482,7 +482,7 @@ void ishmem_ulong_atomic_set(unsigned long* dest, unsigned long value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_atomic_set(dest, value, pe);
     constexpr const char* fn = "ishmem_ulong_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<unsigned long>(dest, value, pe);
@@ -493,7 +493,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulonglong_atomic_set(unsigned long long* dest, unsigned long long value, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<unsigned long long>(dest, value, pe);
@@ -505,7 +505,7 @@ void ishmem_ulonglong_atomic_set(unsigned long long* dest, unsigned long long va
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_atomic_set(dest, value, pe);
     constexpr const char* fn = "ishmem_ulonglong_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<unsigned long long>(dest, value, pe);
@@ -516,7 +516,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int32_atomic_set(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<int32_t>(dest, value, pe);
@@ -528,7 +528,7 @@ void ishmem_int32_atomic_set(int32_t* dest, int32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_atomic_set(dest, value, pe);
     constexpr const char* fn = "ishmem_int32_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<int32_t>(dest, value, pe);
@@ -539,7 +539,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int64_atomic_set(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<int64_t>(dest, value, pe);
@@ -551,7 +551,7 @@ void ishmem_int64_atomic_set(int64_t* dest, int64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_atomic_set(dest, value, pe);
     constexpr const char* fn = "ishmem_int64_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<int64_t>(dest, value, pe);
@@ -562,7 +562,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint32_atomic_set(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<uint32_t>(dest, value, pe);
@@ -574,7 +574,7 @@ void ishmem_uint32_atomic_set(uint32_t* dest, uint32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_atomic_set(dest, value, pe);
     constexpr const char* fn = "ishmem_uint32_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<uint32_t>(dest, value, pe);
@@ -585,7 +585,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint64_atomic_set(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<uint64_t>(dest, value, pe);
@@ -597,7 +597,7 @@ void ishmem_uint64_atomic_set(uint64_t* dest, uint64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_atomic_set(dest, value, pe);
     constexpr const char* fn = "ishmem_uint64_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<uint64_t>(dest, value, pe);
@@ -608,7 +608,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_size_atomic_set(size_t* dest, size_t value, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<size_t>(dest, value, pe);
@@ -620,7 +620,7 @@ void ishmem_size_atomic_set(size_t* dest, size_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_size_atomic_set(dest, value, pe);
     constexpr const char* fn = "ishmem_size_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<size_t>(dest, value, pe);
@@ -631,7 +631,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ptrdiff_atomic_set(ptrdiff_t* dest, ptrdiff_t value, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<ptrdiff_t>(dest, value, pe);
@@ -643,7 +643,7 @@ void ishmem_ptrdiff_atomic_set(ptrdiff_t* dest, ptrdiff_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ptrdiff_atomic_set(dest, value, pe);
     constexpr const char* fn = "ishmem_ptrdiff_atomic_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<ptrdiff_t>(dest, value, pe);
@@ -654,7 +654,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] float ishmem_float_atomic_swap(float* dest, float value, int pe) {
     constexpr const char* fn = "ishmem_float_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(float)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(float));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<float>(dest, value, pe);
@@ -666,7 +666,7 @@ float ishmem_float_atomic_swap(float* dest, float value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_float_atomic_swap(dest, value, pe);
     constexpr const char* fn = "ishmem_float_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(float)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(float));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<float>(dest, value, pe);
@@ -677,7 +677,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] double ishmem_double_atomic_swap(double* dest, double value, int pe) {
     constexpr const char* fn = "ishmem_double_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(double)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(double));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<double>(dest, value, pe);
@@ -689,7 +689,7 @@ double ishmem_double_atomic_swap(double* dest, double value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_double_atomic_swap(dest, value, pe);
     constexpr const char* fn = "ishmem_double_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(double)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(double));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<double>(dest, value, pe);
@@ -700,7 +700,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_int_atomic_swap(int* dest, int value, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<int>(dest, value, pe);
@@ -712,7 +712,7 @@ int ishmem_int_atomic_swap(int* dest, int value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int_atomic_swap(dest, value, pe);
     constexpr const char* fn = "ishmem_int_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<int>(dest, value, pe);
@@ -723,7 +723,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] long ishmem_long_atomic_swap(long* dest, long value, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<long>(dest, value, pe);
@@ -735,7 +735,7 @@ long ishmem_long_atomic_swap(long* dest, long value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_long_atomic_swap(dest, value, pe);
     constexpr const char* fn = "ishmem_long_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<long>(dest, value, pe);
@@ -746,7 +746,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] long long ishmem_longlong_atomic_swap(long long* dest, long long value, int pe) {
     constexpr const char* fn = "ishmem_longlong_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<long long>(dest, value, pe);
@@ -758,7 +758,7 @@ long long ishmem_longlong_atomic_swap(long long* dest, long long value, int pe) 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_longlong_atomic_swap(dest, value, pe);
     constexpr const char* fn = "ishmem_longlong_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<long long>(dest, value, pe);
@@ -769,7 +769,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned int ishmem_uint_atomic_swap(unsigned int* dest, unsigned int value, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<unsigned int>(dest, value, pe);
@@ -781,7 +781,7 @@ unsigned int ishmem_uint_atomic_swap(unsigned int* dest, unsigned int value, int
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_atomic_swap(dest, value, pe);
     constexpr const char* fn = "ishmem_uint_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<unsigned int>(dest, value, pe);
@@ -792,7 +792,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long ishmem_ulong_atomic_swap(unsigned long* dest, unsigned long value, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<unsigned long>(dest, value, pe);
@@ -804,7 +804,7 @@ unsigned long ishmem_ulong_atomic_swap(unsigned long* dest, unsigned long value,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_atomic_swap(dest, value, pe);
     constexpr const char* fn = "ishmem_ulong_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<unsigned long>(dest, value, pe);
@@ -815,7 +815,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long long ishmem_ulonglong_atomic_swap(unsigned long long* dest, unsigned long long value, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<unsigned long long>(dest, value, pe);
@@ -827,7 +827,7 @@ unsigned long long ishmem_ulonglong_atomic_swap(unsigned long long* dest, unsign
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_atomic_swap(dest, value, pe);
     constexpr const char* fn = "ishmem_ulonglong_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<unsigned long long>(dest, value, pe);
@@ -838,7 +838,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int32_t ishmem_int32_atomic_swap(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<int32_t>(dest, value, pe);
@@ -850,7 +850,7 @@ int32_t ishmem_int32_atomic_swap(int32_t* dest, int32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_atomic_swap(dest, value, pe);
     constexpr const char* fn = "ishmem_int32_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<int32_t>(dest, value, pe);
@@ -861,7 +861,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int64_t ishmem_int64_atomic_swap(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<int64_t>(dest, value, pe);
@@ -873,7 +873,7 @@ int64_t ishmem_int64_atomic_swap(int64_t* dest, int64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_atomic_swap(dest, value, pe);
     constexpr const char* fn = "ishmem_int64_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<int64_t>(dest, value, pe);
@@ -884,7 +884,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint32_t ishmem_uint32_atomic_swap(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<uint32_t>(dest, value, pe);
@@ -896,7 +896,7 @@ uint32_t ishmem_uint32_atomic_swap(uint32_t* dest, uint32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_atomic_swap(dest, value, pe);
     constexpr const char* fn = "ishmem_uint32_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<uint32_t>(dest, value, pe);
@@ -907,7 +907,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint64_t ishmem_uint64_atomic_swap(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<uint64_t>(dest, value, pe);
@@ -919,7 +919,7 @@ uint64_t ishmem_uint64_atomic_swap(uint64_t* dest, uint64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_atomic_swap(dest, value, pe);
     constexpr const char* fn = "ishmem_uint64_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<uint64_t>(dest, value, pe);
@@ -930,7 +930,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] size_t ishmem_size_atomic_swap(size_t* dest, size_t value, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<size_t>(dest, value, pe);
@@ -942,7 +942,7 @@ size_t ishmem_size_atomic_swap(size_t* dest, size_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_size_atomic_swap(dest, value, pe);
     constexpr const char* fn = "ishmem_size_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<size_t>(dest, value, pe);
@@ -953,7 +953,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ptrdiff_t ishmem_ptrdiff_atomic_swap(ptrdiff_t* dest, ptrdiff_t value, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<ptrdiff_t>(dest, value, pe);
@@ -965,7 +965,7 @@ ptrdiff_t ishmem_ptrdiff_atomic_swap(ptrdiff_t* dest, ptrdiff_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ptrdiff_atomic_swap(dest, value, pe);
     constexpr const char* fn = "ishmem_ptrdiff_atomic_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<ptrdiff_t>(dest, value, pe);
@@ -976,7 +976,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_int_atomic_compare_swap(int* dest, int cond, int value, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<int>(dest, cond, value, pe);
@@ -988,7 +988,7 @@ int ishmem_int_atomic_compare_swap(int* dest, int cond, int value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int_atomic_compare_swap(dest, cond, value, pe);
     constexpr const char* fn = "ishmem_int_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<int>(dest, cond, value, pe);
@@ -999,7 +999,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] long ishmem_long_atomic_compare_swap(long* dest, long cond, long value, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<long>(dest, cond, value, pe);
@@ -1011,7 +1011,7 @@ long ishmem_long_atomic_compare_swap(long* dest, long cond, long value, int pe) 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_long_atomic_compare_swap(dest, cond, value, pe);
     constexpr const char* fn = "ishmem_long_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<long>(dest, cond, value, pe);
@@ -1022,7 +1022,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] long long ishmem_longlong_atomic_compare_swap(long long* dest, long long cond, long long value, int pe) {
     constexpr const char* fn = "ishmem_longlong_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<long long>(dest, cond, value, pe);
@@ -1034,7 +1034,7 @@ long long ishmem_longlong_atomic_compare_swap(long long* dest, long long cond, l
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_longlong_atomic_compare_swap(dest, cond, value, pe);
     constexpr const char* fn = "ishmem_longlong_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<long long>(dest, cond, value, pe);
@@ -1045,7 +1045,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned int ishmem_uint_atomic_compare_swap(unsigned int* dest, unsigned int cond, unsigned int value, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<unsigned int>(dest, cond, value, pe);
@@ -1057,7 +1057,7 @@ unsigned int ishmem_uint_atomic_compare_swap(unsigned int* dest, unsigned int co
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_atomic_compare_swap(dest, cond, value, pe);
     constexpr const char* fn = "ishmem_uint_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<unsigned int>(dest, cond, value, pe);
@@ -1068,7 +1068,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long ishmem_ulong_atomic_compare_swap(unsigned long* dest, unsigned long cond, unsigned long value, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<unsigned long>(dest, cond, value, pe);
@@ -1080,7 +1080,7 @@ unsigned long ishmem_ulong_atomic_compare_swap(unsigned long* dest, unsigned lon
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_atomic_compare_swap(dest, cond, value, pe);
     constexpr const char* fn = "ishmem_ulong_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<unsigned long>(dest, cond, value, pe);
@@ -1091,7 +1091,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long long ishmem_ulonglong_atomic_compare_swap(unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<unsigned long long>(dest, cond, value, pe);
@@ -1103,7 +1103,7 @@ unsigned long long ishmem_ulonglong_atomic_compare_swap(unsigned long long* dest
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_atomic_compare_swap(dest, cond, value, pe);
     constexpr const char* fn = "ishmem_ulonglong_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<unsigned long long>(dest, cond, value, pe);
@@ -1114,7 +1114,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int32_t ishmem_int32_atomic_compare_swap(int32_t* dest, int32_t cond, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<int32_t>(dest, cond, value, pe);
@@ -1126,7 +1126,7 @@ int32_t ishmem_int32_atomic_compare_swap(int32_t* dest, int32_t cond, int32_t va
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_atomic_compare_swap(dest, cond, value, pe);
     constexpr const char* fn = "ishmem_int32_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<int32_t>(dest, cond, value, pe);
@@ -1137,7 +1137,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int64_t ishmem_int64_atomic_compare_swap(int64_t* dest, int64_t cond, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<int64_t>(dest, cond, value, pe);
@@ -1149,7 +1149,7 @@ int64_t ishmem_int64_atomic_compare_swap(int64_t* dest, int64_t cond, int64_t va
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_atomic_compare_swap(dest, cond, value, pe);
     constexpr const char* fn = "ishmem_int64_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<int64_t>(dest, cond, value, pe);
@@ -1160,7 +1160,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint32_t ishmem_uint32_atomic_compare_swap(uint32_t* dest, uint32_t cond, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<uint32_t>(dest, cond, value, pe);
@@ -1172,7 +1172,7 @@ uint32_t ishmem_uint32_atomic_compare_swap(uint32_t* dest, uint32_t cond, uint32
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_atomic_compare_swap(dest, cond, value, pe);
     constexpr const char* fn = "ishmem_uint32_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<uint32_t>(dest, cond, value, pe);
@@ -1183,7 +1183,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint64_t ishmem_uint64_atomic_compare_swap(uint64_t* dest, uint64_t cond, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<uint64_t>(dest, cond, value, pe);
@@ -1195,7 +1195,7 @@ uint64_t ishmem_uint64_atomic_compare_swap(uint64_t* dest, uint64_t cond, uint64
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_atomic_compare_swap(dest, cond, value, pe);
     constexpr const char* fn = "ishmem_uint64_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<uint64_t>(dest, cond, value, pe);
@@ -1206,7 +1206,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] size_t ishmem_size_atomic_compare_swap(size_t* dest, size_t cond, size_t value, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<size_t>(dest, cond, value, pe);
@@ -1218,7 +1218,7 @@ size_t ishmem_size_atomic_compare_swap(size_t* dest, size_t cond, size_t value, 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_size_atomic_compare_swap(dest, cond, value, pe);
     constexpr const char* fn = "ishmem_size_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<size_t>(dest, cond, value, pe);
@@ -1229,7 +1229,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ptrdiff_t ishmem_ptrdiff_atomic_compare_swap(ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<ptrdiff_t>(dest, cond, value, pe);
@@ -1241,7 +1241,7 @@ ptrdiff_t ishmem_ptrdiff_atomic_compare_swap(ptrdiff_t* dest, ptrdiff_t cond, pt
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ptrdiff_atomic_compare_swap(dest, cond, value, pe);
     constexpr const char* fn = "ishmem_ptrdiff_atomic_compare_swap";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<ptrdiff_t>(dest, cond, value, pe);
@@ -1252,7 +1252,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_int_atomic_fetch_inc(int* dest, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<int>(dest, pe);
@@ -1264,7 +1264,7 @@ int ishmem_int_atomic_fetch_inc(int* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int_atomic_fetch_inc(dest, pe);
     constexpr const char* fn = "ishmem_int_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<int>(dest, pe);
@@ -1275,7 +1275,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] long ishmem_long_atomic_fetch_inc(long* dest, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<long>(dest, pe);
@@ -1287,7 +1287,7 @@ long ishmem_long_atomic_fetch_inc(long* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_long_atomic_fetch_inc(dest, pe);
     constexpr const char* fn = "ishmem_long_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<long>(dest, pe);
@@ -1298,7 +1298,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] long long ishmem_longlong_atomic_fetch_inc(long long* dest, int pe) {
     constexpr const char* fn = "ishmem_longlong_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<long long>(dest, pe);
@@ -1310,7 +1310,7 @@ long long ishmem_longlong_atomic_fetch_inc(long long* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_longlong_atomic_fetch_inc(dest, pe);
     constexpr const char* fn = "ishmem_longlong_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<long long>(dest, pe);
@@ -1321,7 +1321,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned int ishmem_uint_atomic_fetch_inc(unsigned int* dest, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<unsigned int>(dest, pe);
@@ -1333,7 +1333,7 @@ unsigned int ishmem_uint_atomic_fetch_inc(unsigned int* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_atomic_fetch_inc(dest, pe);
     constexpr const char* fn = "ishmem_uint_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<unsigned int>(dest, pe);
@@ -1344,7 +1344,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long ishmem_ulong_atomic_fetch_inc(unsigned long* dest, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<unsigned long>(dest, pe);
@@ -1356,7 +1356,7 @@ unsigned long ishmem_ulong_atomic_fetch_inc(unsigned long* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_atomic_fetch_inc(dest, pe);
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<unsigned long>(dest, pe);
@@ -1367,7 +1367,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long long ishmem_ulonglong_atomic_fetch_inc(unsigned long long* dest, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<unsigned long long>(dest, pe);
@@ -1379,7 +1379,7 @@ unsigned long long ishmem_ulonglong_atomic_fetch_inc(unsigned long long* dest, i
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_atomic_fetch_inc(dest, pe);
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<unsigned long long>(dest, pe);
@@ -1390,7 +1390,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int32_t ishmem_int32_atomic_fetch_inc(int32_t* dest, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<int32_t>(dest, pe);
@@ -1402,7 +1402,7 @@ int32_t ishmem_int32_atomic_fetch_inc(int32_t* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_atomic_fetch_inc(dest, pe);
     constexpr const char* fn = "ishmem_int32_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<int32_t>(dest, pe);
@@ -1413,7 +1413,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int64_t ishmem_int64_atomic_fetch_inc(int64_t* dest, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<int64_t>(dest, pe);
@@ -1425,7 +1425,7 @@ int64_t ishmem_int64_atomic_fetch_inc(int64_t* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_atomic_fetch_inc(dest, pe);
     constexpr const char* fn = "ishmem_int64_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<int64_t>(dest, pe);
@@ -1436,7 +1436,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint32_t ishmem_uint32_atomic_fetch_inc(uint32_t* dest, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<uint32_t>(dest, pe);
@@ -1448,7 +1448,7 @@ uint32_t ishmem_uint32_atomic_fetch_inc(uint32_t* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_atomic_fetch_inc(dest, pe);
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<uint32_t>(dest, pe);
@@ -1459,7 +1459,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint64_t ishmem_uint64_atomic_fetch_inc(uint64_t* dest, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<uint64_t>(dest, pe);
@@ -1471,7 +1471,7 @@ uint64_t ishmem_uint64_atomic_fetch_inc(uint64_t* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_atomic_fetch_inc(dest, pe);
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<uint64_t>(dest, pe);
@@ -1482,7 +1482,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] size_t ishmem_size_atomic_fetch_inc(size_t* dest, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<size_t>(dest, pe);
@@ -1494,7 +1494,7 @@ size_t ishmem_size_atomic_fetch_inc(size_t* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_size_atomic_fetch_inc(dest, pe);
     constexpr const char* fn = "ishmem_size_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<size_t>(dest, pe);
@@ -1505,7 +1505,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ptrdiff_t ishmem_ptrdiff_atomic_fetch_inc(ptrdiff_t* dest, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<ptrdiff_t>(dest, pe);
@@ -1517,7 +1517,7 @@ ptrdiff_t ishmem_ptrdiff_atomic_fetch_inc(ptrdiff_t* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ptrdiff_atomic_fetch_inc(dest, pe);
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<ptrdiff_t>(dest, pe);
@@ -1528,7 +1528,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int_atomic_inc(int* dest, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<int>(dest, pe);
@@ -1540,7 +1540,7 @@ void ishmem_int_atomic_inc(int* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int_atomic_inc(dest, pe);
     constexpr const char* fn = "ishmem_int_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<int>(dest, pe);
@@ -1551,7 +1551,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_long_atomic_inc(long* dest, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<long>(dest, pe);
@@ -1563,7 +1563,7 @@ void ishmem_long_atomic_inc(long* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_long_atomic_inc(dest, pe);
     constexpr const char* fn = "ishmem_long_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<long>(dest, pe);
@@ -1574,7 +1574,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_longlong_atomic_inc(long long* dest, int pe) {
     constexpr const char* fn = "ishmem_longlong_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<long long>(dest, pe);
@@ -1586,7 +1586,7 @@ void ishmem_longlong_atomic_inc(long long* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_longlong_atomic_inc(dest, pe);
     constexpr const char* fn = "ishmem_longlong_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<long long>(dest, pe);
@@ -1597,7 +1597,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint_atomic_inc(unsigned int* dest, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<unsigned int>(dest, pe);
@@ -1609,7 +1609,7 @@ void ishmem_uint_atomic_inc(unsigned int* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_atomic_inc(dest, pe);
     constexpr const char* fn = "ishmem_uint_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<unsigned int>(dest, pe);
@@ -1620,7 +1620,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulong_atomic_inc(unsigned long* dest, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<unsigned long>(dest, pe);
@@ -1632,7 +1632,7 @@ void ishmem_ulong_atomic_inc(unsigned long* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_atomic_inc(dest, pe);
     constexpr const char* fn = "ishmem_ulong_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<unsigned long>(dest, pe);
@@ -1643,7 +1643,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulonglong_atomic_inc(unsigned long long* dest, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<unsigned long long>(dest, pe);
@@ -1655,7 +1655,7 @@ void ishmem_ulonglong_atomic_inc(unsigned long long* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_atomic_inc(dest, pe);
     constexpr const char* fn = "ishmem_ulonglong_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<unsigned long long>(dest, pe);
@@ -1666,7 +1666,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int32_atomic_inc(int32_t* dest, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<int32_t>(dest, pe);
@@ -1678,7 +1678,7 @@ void ishmem_int32_atomic_inc(int32_t* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_atomic_inc(dest, pe);
     constexpr const char* fn = "ishmem_int32_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<int32_t>(dest, pe);
@@ -1689,7 +1689,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int64_atomic_inc(int64_t* dest, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<int64_t>(dest, pe);
@@ -1701,7 +1701,7 @@ void ishmem_int64_atomic_inc(int64_t* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_atomic_inc(dest, pe);
     constexpr const char* fn = "ishmem_int64_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<int64_t>(dest, pe);
@@ -1712,7 +1712,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint32_atomic_inc(uint32_t* dest, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<uint32_t>(dest, pe);
@@ -1724,7 +1724,7 @@ void ishmem_uint32_atomic_inc(uint32_t* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_atomic_inc(dest, pe);
     constexpr const char* fn = "ishmem_uint32_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<uint32_t>(dest, pe);
@@ -1735,7 +1735,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint64_atomic_inc(uint64_t* dest, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<uint64_t>(dest, pe);
@@ -1747,7 +1747,7 @@ void ishmem_uint64_atomic_inc(uint64_t* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_atomic_inc(dest, pe);
     constexpr const char* fn = "ishmem_uint64_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<uint64_t>(dest, pe);
@@ -1758,7 +1758,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_size_atomic_inc(size_t* dest, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<size_t>(dest, pe);
@@ -1770,7 +1770,7 @@ void ishmem_size_atomic_inc(size_t* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_size_atomic_inc(dest, pe);
     constexpr const char* fn = "ishmem_size_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<size_t>(dest, pe);
@@ -1781,7 +1781,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ptrdiff_atomic_inc(ptrdiff_t* dest, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<ptrdiff_t>(dest, pe);
@@ -1793,7 +1793,7 @@ void ishmem_ptrdiff_atomic_inc(ptrdiff_t* dest, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ptrdiff_atomic_inc(dest, pe);
     constexpr const char* fn = "ishmem_ptrdiff_atomic_inc";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<ptrdiff_t>(dest, pe);
@@ -1804,7 +1804,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_int_atomic_fetch_add(int* dest, int value, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<int>(dest, value, pe);
@@ -1816,7 +1816,7 @@ int ishmem_int_atomic_fetch_add(int* dest, int value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int_atomic_fetch_add(dest, value, pe);
     constexpr const char* fn = "ishmem_int_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<int>(dest, value, pe);
@@ -1827,7 +1827,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] long ishmem_long_atomic_fetch_add(long* dest, long value, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<long>(dest, value, pe);
@@ -1839,7 +1839,7 @@ long ishmem_long_atomic_fetch_add(long* dest, long value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_long_atomic_fetch_add(dest, value, pe);
     constexpr const char* fn = "ishmem_long_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<long>(dest, value, pe);
@@ -1850,7 +1850,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] long long ishmem_longlong_atomic_fetch_add(long long* dest, long long value, int pe) {
     constexpr const char* fn = "ishmem_longlong_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<long long>(dest, value, pe);
@@ -1862,7 +1862,7 @@ long long ishmem_longlong_atomic_fetch_add(long long* dest, long long value, int
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_longlong_atomic_fetch_add(dest, value, pe);
     constexpr const char* fn = "ishmem_longlong_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<long long>(dest, value, pe);
@@ -1873,7 +1873,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned int ishmem_uint_atomic_fetch_add(unsigned int* dest, unsigned int value, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<unsigned int>(dest, value, pe);
@@ -1885,7 +1885,7 @@ unsigned int ishmem_uint_atomic_fetch_add(unsigned int* dest, unsigned int value
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_atomic_fetch_add(dest, value, pe);
     constexpr const char* fn = "ishmem_uint_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<unsigned int>(dest, value, pe);
@@ -1896,7 +1896,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long ishmem_ulong_atomic_fetch_add(unsigned long* dest, unsigned long value, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<unsigned long>(dest, value, pe);
@@ -1908,7 +1908,7 @@ unsigned long ishmem_ulong_atomic_fetch_add(unsigned long* dest, unsigned long v
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_atomic_fetch_add(dest, value, pe);
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<unsigned long>(dest, value, pe);
@@ -1919,7 +1919,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long long ishmem_ulonglong_atomic_fetch_add(unsigned long long* dest, unsigned long long value, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<unsigned long long>(dest, value, pe);
@@ -1931,7 +1931,7 @@ unsigned long long ishmem_ulonglong_atomic_fetch_add(unsigned long long* dest, u
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_atomic_fetch_add(dest, value, pe);
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<unsigned long long>(dest, value, pe);
@@ -1942,7 +1942,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int32_t ishmem_int32_atomic_fetch_add(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<int32_t>(dest, value, pe);
@@ -1954,7 +1954,7 @@ int32_t ishmem_int32_atomic_fetch_add(int32_t* dest, int32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_atomic_fetch_add(dest, value, pe);
     constexpr const char* fn = "ishmem_int32_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<int32_t>(dest, value, pe);
@@ -1965,7 +1965,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int64_t ishmem_int64_atomic_fetch_add(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<int64_t>(dest, value, pe);
@@ -1977,7 +1977,7 @@ int64_t ishmem_int64_atomic_fetch_add(int64_t* dest, int64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_atomic_fetch_add(dest, value, pe);
     constexpr const char* fn = "ishmem_int64_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<int64_t>(dest, value, pe);
@@ -1988,7 +1988,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint32_t ishmem_uint32_atomic_fetch_add(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<uint32_t>(dest, value, pe);
@@ -2000,7 +2000,7 @@ uint32_t ishmem_uint32_atomic_fetch_add(uint32_t* dest, uint32_t value, int pe) 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_atomic_fetch_add(dest, value, pe);
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<uint32_t>(dest, value, pe);
@@ -2011,7 +2011,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint64_t ishmem_uint64_atomic_fetch_add(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<uint64_t>(dest, value, pe);
@@ -2023,7 +2023,7 @@ uint64_t ishmem_uint64_atomic_fetch_add(uint64_t* dest, uint64_t value, int pe) 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_atomic_fetch_add(dest, value, pe);
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<uint64_t>(dest, value, pe);
@@ -2034,7 +2034,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] size_t ishmem_size_atomic_fetch_add(size_t* dest, size_t value, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<size_t>(dest, value, pe);
@@ -2046,7 +2046,7 @@ size_t ishmem_size_atomic_fetch_add(size_t* dest, size_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_size_atomic_fetch_add(dest, value, pe);
     constexpr const char* fn = "ishmem_size_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<size_t>(dest, value, pe);
@@ -2057,7 +2057,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ptrdiff_t ishmem_ptrdiff_atomic_fetch_add(ptrdiff_t* dest, ptrdiff_t value, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<ptrdiff_t>(dest, value, pe);
@@ -2069,7 +2069,7 @@ ptrdiff_t ishmem_ptrdiff_atomic_fetch_add(ptrdiff_t* dest, ptrdiff_t value, int 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ptrdiff_atomic_fetch_add(dest, value, pe);
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<ptrdiff_t>(dest, value, pe);
@@ -2080,7 +2080,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int_atomic_add(int* dest, int value, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<int>(dest, value, pe);
@@ -2092,7 +2092,7 @@ void ishmem_int_atomic_add(int* dest, int value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int_atomic_add(dest, value, pe);
     constexpr const char* fn = "ishmem_int_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<int>(dest, value, pe);
@@ -2103,7 +2103,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_long_atomic_add(long* dest, long value, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<long>(dest, value, pe);
@@ -2115,7 +2115,7 @@ void ishmem_long_atomic_add(long* dest, long value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_long_atomic_add(dest, value, pe);
     constexpr const char* fn = "ishmem_long_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<long>(dest, value, pe);
@@ -2126,7 +2126,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_longlong_atomic_add(long long* dest, long long value, int pe) {
     constexpr const char* fn = "ishmem_longlong_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<long long>(dest, value, pe);
@@ -2138,7 +2138,7 @@ void ishmem_longlong_atomic_add(long long* dest, long long value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_longlong_atomic_add(dest, value, pe);
     constexpr const char* fn = "ishmem_longlong_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<long long>(dest, value, pe);
@@ -2149,7 +2149,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint_atomic_add(unsigned int* dest, unsigned int value, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<unsigned int>(dest, value, pe);
@@ -2161,7 +2161,7 @@ void ishmem_uint_atomic_add(unsigned int* dest, unsigned int value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_atomic_add(dest, value, pe);
     constexpr const char* fn = "ishmem_uint_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<unsigned int>(dest, value, pe);
@@ -2172,7 +2172,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulong_atomic_add(unsigned long* dest, unsigned long value, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<unsigned long>(dest, value, pe);
@@ -2184,7 +2184,7 @@ void ishmem_ulong_atomic_add(unsigned long* dest, unsigned long value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_atomic_add(dest, value, pe);
     constexpr const char* fn = "ishmem_ulong_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<unsigned long>(dest, value, pe);
@@ -2195,7 +2195,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulonglong_atomic_add(unsigned long long* dest, unsigned long long value, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<unsigned long long>(dest, value, pe);
@@ -2207,7 +2207,7 @@ void ishmem_ulonglong_atomic_add(unsigned long long* dest, unsigned long long va
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_atomic_add(dest, value, pe);
     constexpr const char* fn = "ishmem_ulonglong_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<unsigned long long>(dest, value, pe);
@@ -2218,7 +2218,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int32_atomic_add(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<int32_t>(dest, value, pe);
@@ -2230,7 +2230,7 @@ void ishmem_int32_atomic_add(int32_t* dest, int32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_atomic_add(dest, value, pe);
     constexpr const char* fn = "ishmem_int32_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<int32_t>(dest, value, pe);
@@ -2241,7 +2241,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int64_atomic_add(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<int64_t>(dest, value, pe);
@@ -2253,7 +2253,7 @@ void ishmem_int64_atomic_add(int64_t* dest, int64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_atomic_add(dest, value, pe);
     constexpr const char* fn = "ishmem_int64_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<int64_t>(dest, value, pe);
@@ -2264,7 +2264,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint32_atomic_add(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<uint32_t>(dest, value, pe);
@@ -2276,7 +2276,7 @@ void ishmem_uint32_atomic_add(uint32_t* dest, uint32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_atomic_add(dest, value, pe);
     constexpr const char* fn = "ishmem_uint32_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<uint32_t>(dest, value, pe);
@@ -2287,7 +2287,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint64_atomic_add(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<uint64_t>(dest, value, pe);
@@ -2299,7 +2299,7 @@ void ishmem_uint64_atomic_add(uint64_t* dest, uint64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_atomic_add(dest, value, pe);
     constexpr const char* fn = "ishmem_uint64_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<uint64_t>(dest, value, pe);
@@ -2310,7 +2310,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_size_atomic_add(size_t* dest, size_t value, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<size_t>(dest, value, pe);
@@ -2322,7 +2322,7 @@ void ishmem_size_atomic_add(size_t* dest, size_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_size_atomic_add(dest, value, pe);
     constexpr const char* fn = "ishmem_size_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<size_t>(dest, value, pe);
@@ -2333,7 +2333,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ptrdiff_atomic_add(ptrdiff_t* dest, ptrdiff_t value, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<ptrdiff_t>(dest, value, pe);
@@ -2345,7 +2345,7 @@ void ishmem_ptrdiff_atomic_add(ptrdiff_t* dest, ptrdiff_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ptrdiff_atomic_add(dest, value, pe);
     constexpr const char* fn = "ishmem_ptrdiff_atomic_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<ptrdiff_t>(dest, value, pe);
@@ -2356,7 +2356,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned int ishmem_uint_atomic_fetch_and(unsigned int* dest, unsigned int value, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_fetch_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<unsigned int>(dest, value, pe);
@@ -2368,7 +2368,7 @@ unsigned int ishmem_uint_atomic_fetch_and(unsigned int* dest, unsigned int value
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_atomic_fetch_and(dest, value, pe);
     constexpr const char* fn = "ishmem_uint_atomic_fetch_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<unsigned int>(dest, value, pe);
@@ -2379,7 +2379,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long ishmem_ulong_atomic_fetch_and(unsigned long* dest, unsigned long value, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<unsigned long>(dest, value, pe);
@@ -2391,7 +2391,7 @@ unsigned long ishmem_ulong_atomic_fetch_and(unsigned long* dest, unsigned long v
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_atomic_fetch_and(dest, value, pe);
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<unsigned long>(dest, value, pe);
@@ -2402,7 +2402,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long long ishmem_ulonglong_atomic_fetch_and(unsigned long long* dest, unsigned long long value, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<unsigned long long>(dest, value, pe);
@@ -2414,7 +2414,7 @@ unsigned long long ishmem_ulonglong_atomic_fetch_and(unsigned long long* dest, u
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_atomic_fetch_and(dest, value, pe);
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<unsigned long long>(dest, value, pe);
@@ -2425,7 +2425,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int32_t ishmem_int32_atomic_fetch_and(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<int32_t>(dest, value, pe);
@@ -2437,7 +2437,7 @@ int32_t ishmem_int32_atomic_fetch_and(int32_t* dest, int32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_atomic_fetch_and(dest, value, pe);
     constexpr const char* fn = "ishmem_int32_atomic_fetch_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<int32_t>(dest, value, pe);
@@ -2448,7 +2448,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int64_t ishmem_int64_atomic_fetch_and(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<int64_t>(dest, value, pe);
@@ -2460,7 +2460,7 @@ int64_t ishmem_int64_atomic_fetch_and(int64_t* dest, int64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_atomic_fetch_and(dest, value, pe);
     constexpr const char* fn = "ishmem_int64_atomic_fetch_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<int64_t>(dest, value, pe);
@@ -2471,7 +2471,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint32_t ishmem_uint32_atomic_fetch_and(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<uint32_t>(dest, value, pe);
@@ -2483,7 +2483,7 @@ uint32_t ishmem_uint32_atomic_fetch_and(uint32_t* dest, uint32_t value, int pe) 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_atomic_fetch_and(dest, value, pe);
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<uint32_t>(dest, value, pe);
@@ -2494,7 +2494,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint64_t ishmem_uint64_atomic_fetch_and(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<uint64_t>(dest, value, pe);
@@ -2506,7 +2506,7 @@ uint64_t ishmem_uint64_atomic_fetch_and(uint64_t* dest, uint64_t value, int pe) 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_atomic_fetch_and(dest, value, pe);
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<uint64_t>(dest, value, pe);
@@ -2517,7 +2517,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint_atomic_and(unsigned int* dest, unsigned int value, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<unsigned int>(dest, value, pe);
@@ -2529,7 +2529,7 @@ void ishmem_uint_atomic_and(unsigned int* dest, unsigned int value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_atomic_and(dest, value, pe);
     constexpr const char* fn = "ishmem_uint_atomic_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<unsigned int>(dest, value, pe);
@@ -2540,7 +2540,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulong_atomic_and(unsigned long* dest, unsigned long value, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<unsigned long>(dest, value, pe);
@@ -2552,7 +2552,7 @@ void ishmem_ulong_atomic_and(unsigned long* dest, unsigned long value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_atomic_and(dest, value, pe);
     constexpr const char* fn = "ishmem_ulong_atomic_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<unsigned long>(dest, value, pe);
@@ -2563,7 +2563,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulonglong_atomic_and(unsigned long long* dest, unsigned long long value, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_atomic_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<unsigned long long>(dest, value, pe);
@@ -2575,7 +2575,7 @@ void ishmem_ulonglong_atomic_and(unsigned long long* dest, unsigned long long va
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_atomic_and(dest, value, pe);
     constexpr const char* fn = "ishmem_ulonglong_atomic_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<unsigned long long>(dest, value, pe);
@@ -2586,7 +2586,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int32_atomic_and(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<int32_t>(dest, value, pe);
@@ -2598,7 +2598,7 @@ void ishmem_int32_atomic_and(int32_t* dest, int32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_atomic_and(dest, value, pe);
     constexpr const char* fn = "ishmem_int32_atomic_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<int32_t>(dest, value, pe);
@@ -2609,7 +2609,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int64_atomic_and(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<int64_t>(dest, value, pe);
@@ -2621,7 +2621,7 @@ void ishmem_int64_atomic_and(int64_t* dest, int64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_atomic_and(dest, value, pe);
     constexpr const char* fn = "ishmem_int64_atomic_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<int64_t>(dest, value, pe);
@@ -2632,7 +2632,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint32_atomic_and(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<uint32_t>(dest, value, pe);
@@ -2644,7 +2644,7 @@ void ishmem_uint32_atomic_and(uint32_t* dest, uint32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_atomic_and(dest, value, pe);
     constexpr const char* fn = "ishmem_uint32_atomic_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<uint32_t>(dest, value, pe);
@@ -2655,7 +2655,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint64_atomic_and(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<uint64_t>(dest, value, pe);
@@ -2667,7 +2667,7 @@ void ishmem_uint64_atomic_and(uint64_t* dest, uint64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_atomic_and(dest, value, pe);
     constexpr const char* fn = "ishmem_uint64_atomic_and";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<uint64_t>(dest, value, pe);
@@ -2678,7 +2678,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned int ishmem_uint_atomic_fetch_or(unsigned int* dest, unsigned int value, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_fetch_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<unsigned int>(dest, value, pe);
@@ -2690,7 +2690,7 @@ unsigned int ishmem_uint_atomic_fetch_or(unsigned int* dest, unsigned int value,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_atomic_fetch_or(dest, value, pe);
     constexpr const char* fn = "ishmem_uint_atomic_fetch_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<unsigned int>(dest, value, pe);
@@ -2701,7 +2701,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long ishmem_ulong_atomic_fetch_or(unsigned long* dest, unsigned long value, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<unsigned long>(dest, value, pe);
@@ -2713,7 +2713,7 @@ unsigned long ishmem_ulong_atomic_fetch_or(unsigned long* dest, unsigned long va
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_atomic_fetch_or(dest, value, pe);
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<unsigned long>(dest, value, pe);
@@ -2724,7 +2724,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long long ishmem_ulonglong_atomic_fetch_or(unsigned long long* dest, unsigned long long value, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<unsigned long long>(dest, value, pe);
@@ -2736,7 +2736,7 @@ unsigned long long ishmem_ulonglong_atomic_fetch_or(unsigned long long* dest, un
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_atomic_fetch_or(dest, value, pe);
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<unsigned long long>(dest, value, pe);
@@ -2747,7 +2747,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int32_t ishmem_int32_atomic_fetch_or(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<int32_t>(dest, value, pe);
@@ -2759,7 +2759,7 @@ int32_t ishmem_int32_atomic_fetch_or(int32_t* dest, int32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_atomic_fetch_or(dest, value, pe);
     constexpr const char* fn = "ishmem_int32_atomic_fetch_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<int32_t>(dest, value, pe);
@@ -2770,7 +2770,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int64_t ishmem_int64_atomic_fetch_or(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<int64_t>(dest, value, pe);
@@ -2782,7 +2782,7 @@ int64_t ishmem_int64_atomic_fetch_or(int64_t* dest, int64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_atomic_fetch_or(dest, value, pe);
     constexpr const char* fn = "ishmem_int64_atomic_fetch_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<int64_t>(dest, value, pe);
@@ -2793,7 +2793,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint32_t ishmem_uint32_atomic_fetch_or(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<uint32_t>(dest, value, pe);
@@ -2805,7 +2805,7 @@ uint32_t ishmem_uint32_atomic_fetch_or(uint32_t* dest, uint32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_atomic_fetch_or(dest, value, pe);
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<uint32_t>(dest, value, pe);
@@ -2816,7 +2816,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint64_t ishmem_uint64_atomic_fetch_or(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<uint64_t>(dest, value, pe);
@@ -2828,7 +2828,7 @@ uint64_t ishmem_uint64_atomic_fetch_or(uint64_t* dest, uint64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_atomic_fetch_or(dest, value, pe);
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<uint64_t>(dest, value, pe);
@@ -2839,7 +2839,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint_atomic_or(unsigned int* dest, unsigned int value, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<unsigned int>(dest, value, pe);
@@ -2851,7 +2851,7 @@ void ishmem_uint_atomic_or(unsigned int* dest, unsigned int value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_atomic_or(dest, value, pe);
     constexpr const char* fn = "ishmem_uint_atomic_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<unsigned int>(dest, value, pe);
@@ -2862,7 +2862,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulong_atomic_or(unsigned long* dest, unsigned long value, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<unsigned long>(dest, value, pe);
@@ -2874,7 +2874,7 @@ void ishmem_ulong_atomic_or(unsigned long* dest, unsigned long value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_atomic_or(dest, value, pe);
     constexpr const char* fn = "ishmem_ulong_atomic_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<unsigned long>(dest, value, pe);
@@ -2885,7 +2885,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulonglong_atomic_or(unsigned long long* dest, unsigned long long value, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_atomic_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<unsigned long long>(dest, value, pe);
@@ -2897,7 +2897,7 @@ void ishmem_ulonglong_atomic_or(unsigned long long* dest, unsigned long long val
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_atomic_or(dest, value, pe);
     constexpr const char* fn = "ishmem_ulonglong_atomic_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<unsigned long long>(dest, value, pe);
@@ -2908,7 +2908,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int32_atomic_or(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<int32_t>(dest, value, pe);
@@ -2920,7 +2920,7 @@ void ishmem_int32_atomic_or(int32_t* dest, int32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_atomic_or(dest, value, pe);
     constexpr const char* fn = "ishmem_int32_atomic_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<int32_t>(dest, value, pe);
@@ -2931,7 +2931,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int64_atomic_or(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<int64_t>(dest, value, pe);
@@ -2943,7 +2943,7 @@ void ishmem_int64_atomic_or(int64_t* dest, int64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_atomic_or(dest, value, pe);
     constexpr const char* fn = "ishmem_int64_atomic_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<int64_t>(dest, value, pe);
@@ -2954,7 +2954,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint32_atomic_or(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<uint32_t>(dest, value, pe);
@@ -2966,7 +2966,7 @@ void ishmem_uint32_atomic_or(uint32_t* dest, uint32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_atomic_or(dest, value, pe);
     constexpr const char* fn = "ishmem_uint32_atomic_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<uint32_t>(dest, value, pe);
@@ -2977,7 +2977,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint64_atomic_or(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<uint64_t>(dest, value, pe);
@@ -2989,7 +2989,7 @@ void ishmem_uint64_atomic_or(uint64_t* dest, uint64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_atomic_or(dest, value, pe);
     constexpr const char* fn = "ishmem_uint64_atomic_or";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<uint64_t>(dest, value, pe);
@@ -3000,7 +3000,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned int ishmem_uint_atomic_fetch_xor(unsigned int* dest, unsigned int value, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_fetch_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<unsigned int>(dest, value, pe);
@@ -3012,7 +3012,7 @@ unsigned int ishmem_uint_atomic_fetch_xor(unsigned int* dest, unsigned int value
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_atomic_fetch_xor(dest, value, pe);
     constexpr const char* fn = "ishmem_uint_atomic_fetch_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<unsigned int>(dest, value, pe);
@@ -3023,7 +3023,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long ishmem_ulong_atomic_fetch_xor(unsigned long* dest, unsigned long value, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<unsigned long>(dest, value, pe);
@@ -3035,7 +3035,7 @@ unsigned long ishmem_ulong_atomic_fetch_xor(unsigned long* dest, unsigned long v
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_atomic_fetch_xor(dest, value, pe);
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<unsigned long>(dest, value, pe);
@@ -3046,7 +3046,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long long ishmem_ulonglong_atomic_fetch_xor(unsigned long long* dest, unsigned long long value, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<unsigned long long>(dest, value, pe);
@@ -3058,7 +3058,7 @@ unsigned long long ishmem_ulonglong_atomic_fetch_xor(unsigned long long* dest, u
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_atomic_fetch_xor(dest, value, pe);
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<unsigned long long>(dest, value, pe);
@@ -3069,7 +3069,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int32_t ishmem_int32_atomic_fetch_xor(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<int32_t>(dest, value, pe);
@@ -3081,7 +3081,7 @@ int32_t ishmem_int32_atomic_fetch_xor(int32_t* dest, int32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_atomic_fetch_xor(dest, value, pe);
     constexpr const char* fn = "ishmem_int32_atomic_fetch_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<int32_t>(dest, value, pe);
@@ -3092,7 +3092,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int64_t ishmem_int64_atomic_fetch_xor(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<int64_t>(dest, value, pe);
@@ -3104,7 +3104,7 @@ int64_t ishmem_int64_atomic_fetch_xor(int64_t* dest, int64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_atomic_fetch_xor(dest, value, pe);
     constexpr const char* fn = "ishmem_int64_atomic_fetch_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<int64_t>(dest, value, pe);
@@ -3115,7 +3115,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint32_t ishmem_uint32_atomic_fetch_xor(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<uint32_t>(dest, value, pe);
@@ -3127,7 +3127,7 @@ uint32_t ishmem_uint32_atomic_fetch_xor(uint32_t* dest, uint32_t value, int pe) 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_atomic_fetch_xor(dest, value, pe);
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<uint32_t>(dest, value, pe);
@@ -3138,7 +3138,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint64_t ishmem_uint64_atomic_fetch_xor(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<uint64_t>(dest, value, pe);
@@ -3150,7 +3150,7 @@ uint64_t ishmem_uint64_atomic_fetch_xor(uint64_t* dest, uint64_t value, int pe) 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_atomic_fetch_xor(dest, value, pe);
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<uint64_t>(dest, value, pe);
@@ -3161,7 +3161,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint_atomic_xor(unsigned int* dest, unsigned int value, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<unsigned int>(dest, value, pe);
@@ -3173,7 +3173,7 @@ void ishmem_uint_atomic_xor(unsigned int* dest, unsigned int value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_atomic_xor(dest, value, pe);
     constexpr const char* fn = "ishmem_uint_atomic_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<unsigned int>(dest, value, pe);
@@ -3184,7 +3184,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulong_atomic_xor(unsigned long* dest, unsigned long value, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<unsigned long>(dest, value, pe);
@@ -3196,7 +3196,7 @@ void ishmem_ulong_atomic_xor(unsigned long* dest, unsigned long value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_atomic_xor(dest, value, pe);
     constexpr const char* fn = "ishmem_ulong_atomic_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<unsigned long>(dest, value, pe);
@@ -3207,7 +3207,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulonglong_atomic_xor(unsigned long long* dest, unsigned long long value, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_atomic_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<unsigned long long>(dest, value, pe);
@@ -3219,7 +3219,7 @@ void ishmem_ulonglong_atomic_xor(unsigned long long* dest, unsigned long long va
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_atomic_xor(dest, value, pe);
     constexpr const char* fn = "ishmem_ulonglong_atomic_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<unsigned long long>(dest, value, pe);
@@ -3230,7 +3230,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int32_atomic_xor(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<int32_t>(dest, value, pe);
@@ -3242,7 +3242,7 @@ void ishmem_int32_atomic_xor(int32_t* dest, int32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_atomic_xor(dest, value, pe);
     constexpr const char* fn = "ishmem_int32_atomic_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<int32_t>(dest, value, pe);
@@ -3253,7 +3253,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int64_atomic_xor(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<int64_t>(dest, value, pe);
@@ -3265,7 +3265,7 @@ void ishmem_int64_atomic_xor(int64_t* dest, int64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_atomic_xor(dest, value, pe);
     constexpr const char* fn = "ishmem_int64_atomic_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<int64_t>(dest, value, pe);
@@ -3276,7 +3276,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint32_atomic_xor(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<uint32_t>(dest, value, pe);
@@ -3288,7 +3288,7 @@ void ishmem_uint32_atomic_xor(uint32_t* dest, uint32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_atomic_xor(dest, value, pe);
     constexpr const char* fn = "ishmem_uint32_atomic_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<uint32_t>(dest, value, pe);
@@ -3299,7 +3299,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint64_atomic_xor(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<uint64_t>(dest, value, pe);
@@ -3311,7 +3311,7 @@ void ishmem_uint64_atomic_xor(uint64_t* dest, uint64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_atomic_xor(dest, value, pe);
     constexpr const char* fn = "ishmem_uint64_atomic_xor";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<uint64_t>(dest, value, pe);
@@ -3323,7 +3323,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_float_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(float)));
     ishmemi::check_aligned(fn, "source", source, alignof(float));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<float>(fetch, source, pe);
@@ -3336,7 +3336,7 @@ void ishmem_float_atomic_fetch_nbi(float* fetch, float* source, int pe) {
     constexpr const char* fn = "ishmem_float_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(float)));
     ishmemi::check_aligned(fn, "source", source, alignof(float));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<float>(fetch, source, pe);
@@ -3348,7 +3348,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_double_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(double)));
     ishmemi::check_aligned(fn, "source", source, alignof(double));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<double>(fetch, source, pe);
@@ -3361,7 +3361,7 @@ void ishmem_double_atomic_fetch_nbi(double* fetch, double* source, int pe) {
     constexpr const char* fn = "ishmem_double_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(double)));
     ishmemi::check_aligned(fn, "source", source, alignof(double));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<double>(fetch, source, pe);
@@ -3373,7 +3373,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "source", source, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<int>(fetch, source, pe);
@@ -3386,7 +3386,7 @@ void ishmem_int_atomic_fetch_nbi(int* fetch, int* source, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "source", source, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<int>(fetch, source, pe);
@@ -3398,7 +3398,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "source", source, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<long>(fetch, source, pe);
@@ -3411,7 +3411,7 @@ void ishmem_long_atomic_fetch_nbi(long* fetch, long* source, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "source", source, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<long>(fetch, source, pe);
@@ -3423,7 +3423,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "source", source, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<long long>(fetch, source, pe);
@@ -3436,7 +3436,7 @@ void ishmem_longlong_atomic_fetch_nbi(long long* fetch, long long* source, int p
     constexpr const char* fn = "ishmem_longlong_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "source", source, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<long long>(fetch, source, pe);
@@ -3448,7 +3448,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "source", source, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<unsigned int>(fetch, source, pe);
@@ -3461,7 +3461,7 @@ void ishmem_uint_atomic_fetch_nbi(unsigned int* fetch, unsigned int* source, int
     constexpr const char* fn = "ishmem_uint_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "source", source, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<unsigned int>(fetch, source, pe);
@@ -3473,7 +3473,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "source", source, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<unsigned long>(fetch, source, pe);
@@ -3486,7 +3486,7 @@ void ishmem_ulong_atomic_fetch_nbi(unsigned long* fetch, unsigned long* source, 
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "source", source, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<unsigned long>(fetch, source, pe);
@@ -3498,7 +3498,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "source", source, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<unsigned long long>(fetch, source, pe);
@@ -3511,7 +3511,7 @@ void ishmem_ulonglong_atomic_fetch_nbi(unsigned long long* fetch, unsigned long 
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "source", source, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<unsigned long long>(fetch, source, pe);
@@ -3523,7 +3523,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<int32_t>(fetch, source, pe);
@@ -3536,7 +3536,7 @@ void ishmem_int32_atomic_fetch_nbi(int32_t* fetch, int32_t* source, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<int32_t>(fetch, source, pe);
@@ -3548,7 +3548,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<int64_t>(fetch, source, pe);
@@ -3561,7 +3561,7 @@ void ishmem_int64_atomic_fetch_nbi(int64_t* fetch, int64_t* source, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<int64_t>(fetch, source, pe);
@@ -3573,7 +3573,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<uint32_t>(fetch, source, pe);
@@ -3586,7 +3586,7 @@ void ishmem_uint32_atomic_fetch_nbi(uint32_t* fetch, uint32_t* source, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<uint32_t>(fetch, source, pe);
@@ -3598,7 +3598,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<uint64_t>(fetch, source, pe);
@@ -3611,7 +3611,7 @@ void ishmem_uint64_atomic_fetch_nbi(uint64_t* fetch, uint64_t* source, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<uint64_t>(fetch, source, pe);
@@ -3623,7 +3623,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<size_t>(fetch, source, pe);
@@ -3636,7 +3636,7 @@ void ishmem_size_atomic_fetch_nbi(size_t* fetch, size_t* source, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<size_t>(fetch, source, pe);
@@ -3648,7 +3648,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<ptrdiff_t>(fetch, source, pe);
@@ -3661,7 +3661,7 @@ void ishmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t* fetch, ptrdiff_t* source, int pe
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "source", source, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<ptrdiff_t>(fetch, source, pe);
@@ -3673,7 +3673,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_float_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(float)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(float));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<float>(fetch, dest, value, pe);
@@ -3686,7 +3686,7 @@ void ishmem_float_atomic_swap_nbi(float* fetch, float* dest, float value, int pe
     constexpr const char* fn = "ishmem_float_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(float)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(float));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<float>(fetch, dest, value, pe);
@@ -3698,7 +3698,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_double_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(double)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(double));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<double>(fetch, dest, value, pe);
@@ -3711,7 +3711,7 @@ void ishmem_double_atomic_swap_nbi(double* fetch, double* dest, double value, in
     constexpr const char* fn = "ishmem_double_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(double)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(double));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<double>(fetch, dest, value, pe);
@@ -3723,7 +3723,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<int>(fetch, dest, value, pe);
@@ -3736,7 +3736,7 @@ void ishmem_int_atomic_swap_nbi(int* fetch, int* dest, int value, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<int>(fetch, dest, value, pe);
@@ -3748,7 +3748,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<long>(fetch, dest, value, pe);
@@ -3761,7 +3761,7 @@ void ishmem_long_atomic_swap_nbi(long* fetch, long* dest, long value, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<long>(fetch, dest, value, pe);
@@ -3773,7 +3773,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<long long>(fetch, dest, value, pe);
@@ -3786,7 +3786,7 @@ void ishmem_longlong_atomic_swap_nbi(long long* fetch, long long* dest, long lon
     constexpr const char* fn = "ishmem_longlong_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<long long>(fetch, dest, value, pe);
@@ -3798,7 +3798,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<unsigned int>(fetch, dest, value, pe);
@@ -3811,7 +3811,7 @@ void ishmem_uint_atomic_swap_nbi(unsigned int* fetch, unsigned int* dest, unsign
     constexpr const char* fn = "ishmem_uint_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<unsigned int>(fetch, dest, value, pe);
@@ -3823,7 +3823,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<unsigned long>(fetch, dest, value, pe);
@@ -3836,7 +3836,7 @@ void ishmem_ulong_atomic_swap_nbi(unsigned long* fetch, unsigned long* dest, uns
     constexpr const char* fn = "ishmem_ulong_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<unsigned long>(fetch, dest, value, pe);
@@ -3848,7 +3848,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<unsigned long long>(fetch, dest, value, pe);
@@ -3861,7 +3861,7 @@ void ishmem_ulonglong_atomic_swap_nbi(unsigned long long* fetch, unsigned long l
     constexpr const char* fn = "ishmem_ulonglong_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<unsigned long long>(fetch, dest, value, pe);
@@ -3873,7 +3873,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<int32_t>(fetch, dest, value, pe);
@@ -3886,7 +3886,7 @@ void ishmem_int32_atomic_swap_nbi(int32_t* fetch, int32_t* dest, int32_t value, 
     constexpr const char* fn = "ishmem_int32_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<int32_t>(fetch, dest, value, pe);
@@ -3898,7 +3898,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<int64_t>(fetch, dest, value, pe);
@@ -3911,7 +3911,7 @@ void ishmem_int64_atomic_swap_nbi(int64_t* fetch, int64_t* dest, int64_t value, 
     constexpr const char* fn = "ishmem_int64_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<int64_t>(fetch, dest, value, pe);
@@ -3923,7 +3923,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<uint32_t>(fetch, dest, value, pe);
@@ -3936,7 +3936,7 @@ void ishmem_uint32_atomic_swap_nbi(uint32_t* fetch, uint32_t* dest, uint32_t val
     constexpr const char* fn = "ishmem_uint32_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<uint32_t>(fetch, dest, value, pe);
@@ -3948,7 +3948,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<uint64_t>(fetch, dest, value, pe);
@@ -3961,7 +3961,7 @@ void ishmem_uint64_atomic_swap_nbi(uint64_t* fetch, uint64_t* dest, uint64_t val
     constexpr const char* fn = "ishmem_uint64_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<uint64_t>(fetch, dest, value, pe);
@@ -3973,7 +3973,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<size_t>(fetch, dest, value, pe);
@@ -3986,7 +3986,7 @@ void ishmem_size_atomic_swap_nbi(size_t* fetch, size_t* dest, size_t value, int 
     constexpr const char* fn = "ishmem_size_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<size_t>(fetch, dest, value, pe);
@@ -3998,7 +3998,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<ptrdiff_t>(fetch, dest, value, pe);
@@ -4011,7 +4011,7 @@ void ishmem_ptrdiff_atomic_swap_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, ptrdiff_t
     constexpr const char* fn = "ishmem_ptrdiff_atomic_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<ptrdiff_t>(fetch, dest, value, pe);
@@ -4023,7 +4023,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<int>(fetch, dest, cond, value, pe);
@@ -4036,7 +4036,7 @@ void ishmem_int_atomic_compare_swap_nbi(int* fetch, int* dest, int cond, int val
     constexpr const char* fn = "ishmem_int_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<int>(fetch, dest, cond, value, pe);
@@ -4048,7 +4048,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<long>(fetch, dest, cond, value, pe);
@@ -4061,7 +4061,7 @@ void ishmem_long_atomic_compare_swap_nbi(long* fetch, long* dest, long cond, lon
     constexpr const char* fn = "ishmem_long_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<long>(fetch, dest, cond, value, pe);
@@ -4073,7 +4073,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<long long>(fetch, dest, cond, value, pe);
@@ -4086,7 +4086,7 @@ void ishmem_longlong_atomic_compare_swap_nbi(long long* fetch, long long* dest, 
     constexpr const char* fn = "ishmem_longlong_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<long long>(fetch, dest, cond, value, pe);
@@ -4098,7 +4098,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<unsigned int>(fetch, dest, cond, value, pe);
@@ -4111,7 +4111,7 @@ void ishmem_uint_atomic_compare_swap_nbi(unsigned int* fetch, unsigned int* dest
     constexpr const char* fn = "ishmem_uint_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<unsigned int>(fetch, dest, cond, value, pe);
@@ -4123,7 +4123,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<unsigned long>(fetch, dest, cond, value, pe);
@@ -4136,7 +4136,7 @@ void ishmem_ulong_atomic_compare_swap_nbi(unsigned long* fetch, unsigned long* d
     constexpr const char* fn = "ishmem_ulong_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<unsigned long>(fetch, dest, cond, value, pe);
@@ -4148,7 +4148,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<unsigned long long>(fetch, dest, cond, value, pe);
@@ -4161,7 +4161,7 @@ void ishmem_ulonglong_atomic_compare_swap_nbi(unsigned long long* fetch, unsigne
     constexpr const char* fn = "ishmem_ulonglong_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<unsigned long long>(fetch, dest, cond, value, pe);
@@ -4173,7 +4173,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<int32_t>(fetch, dest, cond, value, pe);
@@ -4186,7 +4186,7 @@ void ishmem_int32_atomic_compare_swap_nbi(int32_t* fetch, int32_t* dest, int32_t
     constexpr const char* fn = "ishmem_int32_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<int32_t>(fetch, dest, cond, value, pe);
@@ -4198,7 +4198,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<int64_t>(fetch, dest, cond, value, pe);
@@ -4211,7 +4211,7 @@ void ishmem_int64_atomic_compare_swap_nbi(int64_t* fetch, int64_t* dest, int64_t
     constexpr const char* fn = "ishmem_int64_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<int64_t>(fetch, dest, cond, value, pe);
@@ -4223,7 +4223,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<uint32_t>(fetch, dest, cond, value, pe);
@@ -4236,7 +4236,7 @@ void ishmem_uint32_atomic_compare_swap_nbi(uint32_t* fetch, uint32_t* dest, uint
     constexpr const char* fn = "ishmem_uint32_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<uint32_t>(fetch, dest, cond, value, pe);
@@ -4248,7 +4248,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<uint64_t>(fetch, dest, cond, value, pe);
@@ -4261,7 +4261,7 @@ void ishmem_uint64_atomic_compare_swap_nbi(uint64_t* fetch, uint64_t* dest, uint
     constexpr const char* fn = "ishmem_uint64_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<uint64_t>(fetch, dest, cond, value, pe);
@@ -4273,7 +4273,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<size_t>(fetch, dest, cond, value, pe);
@@ -4286,7 +4286,7 @@ void ishmem_size_atomic_compare_swap_nbi(size_t* fetch, size_t* dest, size_t con
     constexpr const char* fn = "ishmem_size_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<size_t>(fetch, dest, cond, value, pe);
@@ -4298,7 +4298,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<ptrdiff_t>(fetch, dest, cond, value, pe);
@@ -4311,7 +4311,7 @@ void ishmem_ptrdiff_atomic_compare_swap_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, p
     constexpr const char* fn = "ishmem_ptrdiff_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<ptrdiff_t>(fetch, dest, cond, value, pe);
@@ -4323,7 +4323,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<int>(fetch, dest, pe);
@@ -4336,7 +4336,7 @@ void ishmem_int_atomic_fetch_inc_nbi(int* fetch, int* dest, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<int>(fetch, dest, pe);
@@ -4348,7 +4348,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<long>(fetch, dest, pe);
@@ -4361,7 +4361,7 @@ void ishmem_long_atomic_fetch_inc_nbi(long* fetch, long* dest, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<long>(fetch, dest, pe);
@@ -4373,7 +4373,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<long long>(fetch, dest, pe);
@@ -4386,7 +4386,7 @@ void ishmem_longlong_atomic_fetch_inc_nbi(long long* fetch, long long* dest, int
     constexpr const char* fn = "ishmem_longlong_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<long long>(fetch, dest, pe);
@@ -4398,7 +4398,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<unsigned int>(fetch, dest, pe);
@@ -4411,7 +4411,7 @@ void ishmem_uint_atomic_fetch_inc_nbi(unsigned int* fetch, unsigned int* dest, i
     constexpr const char* fn = "ishmem_uint_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<unsigned int>(fetch, dest, pe);
@@ -4423,7 +4423,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<unsigned long>(fetch, dest, pe);
@@ -4436,7 +4436,7 @@ void ishmem_ulong_atomic_fetch_inc_nbi(unsigned long* fetch, unsigned long* dest
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<unsigned long>(fetch, dest, pe);
@@ -4448,7 +4448,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<unsigned long long>(fetch, dest, pe);
@@ -4461,7 +4461,7 @@ void ishmem_ulonglong_atomic_fetch_inc_nbi(unsigned long long* fetch, unsigned l
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<unsigned long long>(fetch, dest, pe);
@@ -4473,7 +4473,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<int32_t>(fetch, dest, pe);
@@ -4486,7 +4486,7 @@ void ishmem_int32_atomic_fetch_inc_nbi(int32_t* fetch, int32_t* dest, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<int32_t>(fetch, dest, pe);
@@ -4498,7 +4498,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<int64_t>(fetch, dest, pe);
@@ -4511,7 +4511,7 @@ void ishmem_int64_atomic_fetch_inc_nbi(int64_t* fetch, int64_t* dest, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<int64_t>(fetch, dest, pe);
@@ -4523,7 +4523,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<uint32_t>(fetch, dest, pe);
@@ -4536,7 +4536,7 @@ void ishmem_uint32_atomic_fetch_inc_nbi(uint32_t* fetch, uint32_t* dest, int pe)
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<uint32_t>(fetch, dest, pe);
@@ -4548,7 +4548,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<uint64_t>(fetch, dest, pe);
@@ -4561,7 +4561,7 @@ void ishmem_uint64_atomic_fetch_inc_nbi(uint64_t* fetch, uint64_t* dest, int pe)
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<uint64_t>(fetch, dest, pe);
@@ -4573,7 +4573,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<size_t>(fetch, dest, pe);
@@ -4586,7 +4586,7 @@ void ishmem_size_atomic_fetch_inc_nbi(size_t* fetch, size_t* dest, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<size_t>(fetch, dest, pe);
@@ -4598,7 +4598,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<ptrdiff_t>(fetch, dest, pe);
@@ -4611,7 +4611,7 @@ void ishmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, int 
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<ptrdiff_t>(fetch, dest, pe);
@@ -4623,7 +4623,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<int>(fetch, dest, value, pe);
@@ -4636,7 +4636,7 @@ void ishmem_int_atomic_fetch_add_nbi(int* fetch, int* dest, int value, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<int>(fetch, dest, value, pe);
@@ -4648,7 +4648,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<long>(fetch, dest, value, pe);
@@ -4661,7 +4661,7 @@ void ishmem_long_atomic_fetch_add_nbi(long* fetch, long* dest, long value, int p
     constexpr const char* fn = "ishmem_long_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<long>(fetch, dest, value, pe);
@@ -4673,7 +4673,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<long long>(fetch, dest, value, pe);
@@ -4686,7 +4686,7 @@ void ishmem_longlong_atomic_fetch_add_nbi(long long* fetch, long long* dest, lon
     constexpr const char* fn = "ishmem_longlong_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<long long>(fetch, dest, value, pe);
@@ -4698,7 +4698,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<unsigned int>(fetch, dest, value, pe);
@@ -4711,7 +4711,7 @@ void ishmem_uint_atomic_fetch_add_nbi(unsigned int* fetch, unsigned int* dest, u
     constexpr const char* fn = "ishmem_uint_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<unsigned int>(fetch, dest, value, pe);
@@ -4723,7 +4723,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<unsigned long>(fetch, dest, value, pe);
@@ -4736,7 +4736,7 @@ void ishmem_ulong_atomic_fetch_add_nbi(unsigned long* fetch, unsigned long* dest
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<unsigned long>(fetch, dest, value, pe);
@@ -4748,7 +4748,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<unsigned long long>(fetch, dest, value, pe);
@@ -4761,7 +4761,7 @@ void ishmem_ulonglong_atomic_fetch_add_nbi(unsigned long long* fetch, unsigned l
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<unsigned long long>(fetch, dest, value, pe);
@@ -4773,7 +4773,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<int32_t>(fetch, dest, value, pe);
@@ -4786,7 +4786,7 @@ void ishmem_int32_atomic_fetch_add_nbi(int32_t* fetch, int32_t* dest, int32_t va
     constexpr const char* fn = "ishmem_int32_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<int32_t>(fetch, dest, value, pe);
@@ -4798,7 +4798,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<int64_t>(fetch, dest, value, pe);
@@ -4811,7 +4811,7 @@ void ishmem_int64_atomic_fetch_add_nbi(int64_t* fetch, int64_t* dest, int64_t va
     constexpr const char* fn = "ishmem_int64_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<int64_t>(fetch, dest, value, pe);
@@ -4823,7 +4823,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<uint32_t>(fetch, dest, value, pe);
@@ -4836,7 +4836,7 @@ void ishmem_uint32_atomic_fetch_add_nbi(uint32_t* fetch, uint32_t* dest, uint32_
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<uint32_t>(fetch, dest, value, pe);
@@ -4848,7 +4848,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<uint64_t>(fetch, dest, value, pe);
@@ -4861,7 +4861,7 @@ void ishmem_uint64_atomic_fetch_add_nbi(uint64_t* fetch, uint64_t* dest, uint64_
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<uint64_t>(fetch, dest, value, pe);
@@ -4873,7 +4873,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<size_t>(fetch, dest, value, pe);
@@ -4886,7 +4886,7 @@ void ishmem_size_atomic_fetch_add_nbi(size_t* fetch, size_t* dest, size_t value,
     constexpr const char* fn = "ishmem_size_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<size_t>(fetch, dest, value, pe);
@@ -4898,7 +4898,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<ptrdiff_t>(fetch, dest, value, pe);
@@ -4911,7 +4911,7 @@ void ishmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, ptrd
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<ptrdiff_t>(fetch, dest, value, pe);
@@ -4923,7 +4923,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_atomic_fetch_and_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<unsigned int>(fetch, dest, value, pe);
@@ -4936,7 +4936,7 @@ void ishmem_uint_atomic_fetch_and_nbi(unsigned int* fetch, unsigned int* dest, u
     constexpr const char* fn = "ishmem_uint_atomic_fetch_and_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<unsigned int>(fetch, dest, value, pe);
@@ -4948,7 +4948,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_and_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<unsigned long>(fetch, dest, value, pe);
@@ -4961,7 +4961,7 @@ void ishmem_ulong_atomic_fetch_and_nbi(unsigned long* fetch, unsigned long* dest
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_and_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<unsigned long>(fetch, dest, value, pe);
@@ -4973,7 +4973,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_and_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<unsigned long long>(fetch, dest, value, pe);
@@ -4986,7 +4986,7 @@ void ishmem_ulonglong_atomic_fetch_and_nbi(unsigned long long* fetch, unsigned l
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_and_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<unsigned long long>(fetch, dest, value, pe);
@@ -4998,7 +4998,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_and_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<int32_t>(fetch, dest, value, pe);
@@ -5011,7 +5011,7 @@ void ishmem_int32_atomic_fetch_and_nbi(int32_t* fetch, int32_t* dest, int32_t va
     constexpr const char* fn = "ishmem_int32_atomic_fetch_and_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<int32_t>(fetch, dest, value, pe);
@@ -5023,7 +5023,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_and_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<int64_t>(fetch, dest, value, pe);
@@ -5036,7 +5036,7 @@ void ishmem_int64_atomic_fetch_and_nbi(int64_t* fetch, int64_t* dest, int64_t va
     constexpr const char* fn = "ishmem_int64_atomic_fetch_and_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<int64_t>(fetch, dest, value, pe);
@@ -5048,7 +5048,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_and_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<uint32_t>(fetch, dest, value, pe);
@@ -5061,7 +5061,7 @@ void ishmem_uint32_atomic_fetch_and_nbi(uint32_t* fetch, uint32_t* dest, uint32_
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_and_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<uint32_t>(fetch, dest, value, pe);
@@ -5073,7 +5073,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_and_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<uint64_t>(fetch, dest, value, pe);
@@ -5086,7 +5086,7 @@ void ishmem_uint64_atomic_fetch_and_nbi(uint64_t* fetch, uint64_t* dest, uint64_
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_and_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<uint64_t>(fetch, dest, value, pe);
@@ -5098,7 +5098,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_atomic_fetch_or_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<unsigned int>(fetch, dest, value, pe);
@@ -5111,7 +5111,7 @@ void ishmem_uint_atomic_fetch_or_nbi(unsigned int* fetch, unsigned int* dest, un
     constexpr const char* fn = "ishmem_uint_atomic_fetch_or_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<unsigned int>(fetch, dest, value, pe);
@@ -5123,7 +5123,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_or_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<unsigned long>(fetch, dest, value, pe);
@@ -5136,7 +5136,7 @@ void ishmem_ulong_atomic_fetch_or_nbi(unsigned long* fetch, unsigned long* dest,
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_or_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<unsigned long>(fetch, dest, value, pe);
@@ -5148,7 +5148,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_or_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<unsigned long long>(fetch, dest, value, pe);
@@ -5161,7 +5161,7 @@ void ishmem_ulonglong_atomic_fetch_or_nbi(unsigned long long* fetch, unsigned lo
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_or_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<unsigned long long>(fetch, dest, value, pe);
@@ -5173,7 +5173,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_or_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<int32_t>(fetch, dest, value, pe);
@@ -5186,7 +5186,7 @@ void ishmem_int32_atomic_fetch_or_nbi(int32_t* fetch, int32_t* dest, int32_t val
     constexpr const char* fn = "ishmem_int32_atomic_fetch_or_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<int32_t>(fetch, dest, value, pe);
@@ -5198,7 +5198,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_or_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<int64_t>(fetch, dest, value, pe);
@@ -5211,7 +5211,7 @@ void ishmem_int64_atomic_fetch_or_nbi(int64_t* fetch, int64_t* dest, int64_t val
     constexpr const char* fn = "ishmem_int64_atomic_fetch_or_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<int64_t>(fetch, dest, value, pe);
@@ -5223,7 +5223,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_or_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<uint32_t>(fetch, dest, value, pe);
@@ -5236,7 +5236,7 @@ void ishmem_uint32_atomic_fetch_or_nbi(uint32_t* fetch, uint32_t* dest, uint32_t
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_or_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<uint32_t>(fetch, dest, value, pe);
@@ -5248,7 +5248,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_or_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<uint64_t>(fetch, dest, value, pe);
@@ -5261,7 +5261,7 @@ void ishmem_uint64_atomic_fetch_or_nbi(uint64_t* fetch, uint64_t* dest, uint64_t
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_or_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<uint64_t>(fetch, dest, value, pe);
@@ -5273,7 +5273,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_atomic_fetch_xor_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<unsigned int>(fetch, dest, value, pe);
@@ -5286,7 +5286,7 @@ void ishmem_uint_atomic_fetch_xor_nbi(unsigned int* fetch, unsigned int* dest, u
     constexpr const char* fn = "ishmem_uint_atomic_fetch_xor_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<unsigned int>(fetch, dest, value, pe);
@@ -5298,7 +5298,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_xor_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<unsigned long>(fetch, dest, value, pe);
@@ -5311,7 +5311,7 @@ void ishmem_ulong_atomic_fetch_xor_nbi(unsigned long* fetch, unsigned long* dest
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_xor_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<unsigned long>(fetch, dest, value, pe);
@@ -5323,7 +5323,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_xor_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<unsigned long long>(fetch, dest, value, pe);
@@ -5336,7 +5336,7 @@ void ishmem_ulonglong_atomic_fetch_xor_nbi(unsigned long long* fetch, unsigned l
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_xor_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<unsigned long long>(fetch, dest, value, pe);
@@ -5348,7 +5348,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_xor_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<int32_t>(fetch, dest, value, pe);
@@ -5361,7 +5361,7 @@ void ishmem_int32_atomic_fetch_xor_nbi(int32_t* fetch, int32_t* dest, int32_t va
     constexpr const char* fn = "ishmem_int32_atomic_fetch_xor_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<int32_t>(fetch, dest, value, pe);
@@ -5373,7 +5373,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_xor_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<int64_t>(fetch, dest, value, pe);
@@ -5386,7 +5386,7 @@ void ishmem_int64_atomic_fetch_xor_nbi(int64_t* fetch, int64_t* dest, int64_t va
     constexpr const char* fn = "ishmem_int64_atomic_fetch_xor_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<int64_t>(fetch, dest, value, pe);
@@ -5398,7 +5398,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_xor_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<uint32_t>(fetch, dest, value, pe);
@@ -5411,7 +5411,7 @@ void ishmem_uint32_atomic_fetch_xor_nbi(uint32_t* fetch, uint32_t* dest, uint32_
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_xor_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<uint32_t>(fetch, dest, value, pe);
@@ -5423,7 +5423,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_xor_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<uint64_t>(fetch, dest, value, pe);
@@ -5436,7 +5436,7 @@ void ishmem_uint64_atomic_fetch_xor_nbi(uint64_t* fetch, uint64_t* dest, uint64_
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_xor_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<uint64_t>(fetch, dest, value, pe);

@@ -10,7 +10,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_set_lock(long* lock) {
     constexpr const char* fn = "ishmemx_set_lock";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "lock", lock, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "lock", lock, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "lock", lock, alignof(long));
     ishmemi::impl::set_lock(lock);
 }
@@ -21,7 +21,7 @@ void ishmemx_set_lock(long* lock) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_set_lock(lock);
     constexpr const char* fn = "ishmemx_set_lock";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "lock", lock, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "lock", lock, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "lock", lock, alignof(long));
     ishmemi::impl::set_lock(lock);
 }
@@ -31,7 +31,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmemx_test_lock(long* lock) {
     constexpr const char* fn = "ishmemx_test_lock";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "lock", lock, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "lock", lock, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "lock", lock, alignof(long));
     return ishmemi::impl::test_lock(lock);
 }
@@ -42,7 +42,7 @@ int ishmemx_test_lock(long* lock) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_test_lock(lock);
     constexpr const char* fn = "ishmemx_test_lock";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "lock", lock, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "lock", lock, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "lock", lock, alignof(long));
     return ishmemi::impl::test_lock(lock);
 }
@@ -52,7 +52,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_clear_lock(long* lock) {
     constexpr const char* fn = "ishmemx_clear_lock";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "lock", lock, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "lock", lock, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "lock", lock, alignof(long));
     ishmemi::impl::clear_lock(lock);
 }
@@ -63,7 +63,7 @@ void ishmemx_clear_lock(long* lock) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_clear_lock(lock);
     constexpr const char* fn = "ishmemx_clear_lock";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "lock", lock, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "lock", lock, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "lock", lock, alignof(long));
     ishmemi::impl::clear_lock(lock);
 }

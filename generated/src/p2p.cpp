@@ -10,7 +10,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int_wait_until(int* ivar, int cmp, int cmp_value) {
     constexpr const char* fn = "ishmem_int_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<int>(ivar, cmp, cmp_value);
@@ -22,7 +22,7 @@ void ishmem_int_wait_until(int* ivar, int cmp, int cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int_wait_until(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_int_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<int>(ivar, cmp, cmp_value);
@@ -33,7 +33,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int_wait_until_on_queue(int* ivar, int cmp, int cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<int>(ivar, cmp, cmp_value); });
@@ -45,7 +45,7 @@ ishmem::event ishmemx_int_wait_until_on_queue(int* ivar, int cmp, int cmp_value,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int_wait_until_on_queue(ivar, cmp, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_int_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<int>(ivar, cmp, cmp_value); });
@@ -56,7 +56,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_long_wait_until(long* ivar, int cmp, long cmp_value) {
     constexpr const char* fn = "ishmem_long_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<long>(ivar, cmp, cmp_value);
@@ -68,7 +68,7 @@ void ishmem_long_wait_until(long* ivar, int cmp, long cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_long_wait_until(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_long_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<long>(ivar, cmp, cmp_value);
@@ -79,7 +79,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_long_wait_until_on_queue(long* ivar, int cmp, long cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_long_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<long>(ivar, cmp, cmp_value); });
@@ -91,7 +91,7 @@ ishmem::event ishmemx_long_wait_until_on_queue(long* ivar, int cmp, long cmp_val
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_long_wait_until_on_queue(ivar, cmp, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_long_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<long>(ivar, cmp, cmp_value); });
@@ -102,7 +102,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_longlong_wait_until(long long* ivar, int cmp, long long cmp_value) {
     constexpr const char* fn = "ishmem_longlong_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<long long>(ivar, cmp, cmp_value);
@@ -114,7 +114,7 @@ void ishmem_longlong_wait_until(long long* ivar, int cmp, long long cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_longlong_wait_until(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_longlong_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<long long>(ivar, cmp, cmp_value);
@@ -125,7 +125,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_longlong_wait_until_on_queue(long long* ivar, int cmp, long long cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_longlong_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<long long>(ivar, cmp, cmp_value); });
@@ -137,7 +137,7 @@ ishmem::event ishmemx_longlong_wait_until_on_queue(long long* ivar, int cmp, lon
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_longlong_wait_until_on_queue(ivar, cmp, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_longlong_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<long long>(ivar, cmp, cmp_value); });
@@ -148,7 +148,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint_wait_until(unsigned int* ivar, int cmp, unsigned int cmp_value) {
     constexpr const char* fn = "ishmem_uint_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<unsigned int>(ivar, cmp, cmp_value);
@@ -160,7 +160,7 @@ void ishmem_uint_wait_until(unsigned int* ivar, int cmp, unsigned int cmp_value)
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_wait_until(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_uint_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<unsigned int>(ivar, cmp, cmp_value);
@@ -171,7 +171,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint_wait_until_on_queue(unsigned int* ivar, int cmp, unsigned int cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<unsigned int>(ivar, cmp, cmp_value); });
@@ -183,7 +183,7 @@ ishmem::event ishmemx_uint_wait_until_on_queue(unsigned int* ivar, int cmp, unsi
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint_wait_until_on_queue(ivar, cmp, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_uint_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<unsigned int>(ivar, cmp, cmp_value); });
@@ -194,7 +194,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulong_wait_until(unsigned long* ivar, int cmp, unsigned long cmp_value) {
     constexpr const char* fn = "ishmem_ulong_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<unsigned long>(ivar, cmp, cmp_value);
@@ -206,7 +206,7 @@ void ishmem_ulong_wait_until(unsigned long* ivar, int cmp, unsigned long cmp_val
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_wait_until(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_ulong_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<unsigned long>(ivar, cmp, cmp_value);
@@ -217,7 +217,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ulong_wait_until_on_queue(unsigned long* ivar, int cmp, unsigned long cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ulong_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<unsigned long>(ivar, cmp, cmp_value); });
@@ -229,7 +229,7 @@ ishmem::event ishmemx_ulong_wait_until_on_queue(unsigned long* ivar, int cmp, un
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulong_wait_until_on_queue(ivar, cmp, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_ulong_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<unsigned long>(ivar, cmp, cmp_value); });
@@ -240,7 +240,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulonglong_wait_until(unsigned long long* ivar, int cmp, unsigned long long cmp_value) {
     constexpr const char* fn = "ishmem_ulonglong_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<unsigned long long>(ivar, cmp, cmp_value);
@@ -252,7 +252,7 @@ void ishmem_ulonglong_wait_until(unsigned long long* ivar, int cmp, unsigned lon
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_wait_until(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_ulonglong_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<unsigned long long>(ivar, cmp, cmp_value);
@@ -263,7 +263,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ulonglong_wait_until_on_queue(unsigned long long* ivar, int cmp, unsigned long long cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<unsigned long long>(ivar, cmp, cmp_value); });
@@ -275,7 +275,7 @@ ishmem::event ishmemx_ulonglong_wait_until_on_queue(unsigned long long* ivar, in
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulonglong_wait_until_on_queue(ivar, cmp, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<unsigned long long>(ivar, cmp, cmp_value); });
@@ -286,7 +286,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int32_wait_until(int32_t* ivar, int cmp, int32_t cmp_value) {
     constexpr const char* fn = "ishmem_int32_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<int32_t>(ivar, cmp, cmp_value);
@@ -298,7 +298,7 @@ void ishmem_int32_wait_until(int32_t* ivar, int cmp, int32_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_wait_until(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_int32_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<int32_t>(ivar, cmp, cmp_value);
@@ -309,7 +309,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int32_wait_until_on_queue(int32_t* ivar, int cmp, int32_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int32_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<int32_t>(ivar, cmp, cmp_value); });
@@ -321,7 +321,7 @@ ishmem::event ishmemx_int32_wait_until_on_queue(int32_t* ivar, int cmp, int32_t 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int32_wait_until_on_queue(ivar, cmp, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_int32_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<int32_t>(ivar, cmp, cmp_value); });
@@ -332,7 +332,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int64_wait_until(int64_t* ivar, int cmp, int64_t cmp_value) {
     constexpr const char* fn = "ishmem_int64_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<int64_t>(ivar, cmp, cmp_value);
@@ -344,7 +344,7 @@ void ishmem_int64_wait_until(int64_t* ivar, int cmp, int64_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_wait_until(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_int64_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<int64_t>(ivar, cmp, cmp_value);
@@ -355,7 +355,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int64_wait_until_on_queue(int64_t* ivar, int cmp, int64_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int64_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<int64_t>(ivar, cmp, cmp_value); });
@@ -367,7 +367,7 @@ ishmem::event ishmemx_int64_wait_until_on_queue(int64_t* ivar, int cmp, int64_t 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int64_wait_until_on_queue(ivar, cmp, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_int64_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<int64_t>(ivar, cmp, cmp_value); });
@@ -378,7 +378,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint32_wait_until(uint32_t* ivar, int cmp, uint32_t cmp_value) {
     constexpr const char* fn = "ishmem_uint32_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<uint32_t>(ivar, cmp, cmp_value);
@@ -390,7 +390,7 @@ void ishmem_uint32_wait_until(uint32_t* ivar, int cmp, uint32_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_wait_until(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_uint32_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<uint32_t>(ivar, cmp, cmp_value);
@@ -401,7 +401,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint32_wait_until_on_queue(uint32_t* ivar, int cmp, uint32_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint32_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<uint32_t>(ivar, cmp, cmp_value); });
@@ -413,7 +413,7 @@ ishmem::event ishmemx_uint32_wait_until_on_queue(uint32_t* ivar, int cmp, uint32
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint32_wait_until_on_queue(ivar, cmp, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_uint32_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<uint32_t>(ivar, cmp, cmp_value); });
@@ -424,7 +424,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint64_wait_until(uint64_t* ivar, int cmp, uint64_t cmp_value) {
     constexpr const char* fn = "ishmem_uint64_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<uint64_t>(ivar, cmp, cmp_value);
@@ -436,7 +436,7 @@ void ishmem_uint64_wait_until(uint64_t* ivar, int cmp, uint64_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_wait_until(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_uint64_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<uint64_t>(ivar, cmp, cmp_value);
@@ -447,7 +447,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint64_wait_until_on_queue(uint64_t* ivar, int cmp, uint64_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint64_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<uint64_t>(ivar, cmp, cmp_value); });
@@ -459,7 +459,7 @@ ishmem::event ishmemx_uint64_wait_until_on_queue(uint64_t* ivar, int cmp, uint64
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint64_wait_until_on_queue(ivar, cmp, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_uint64_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<uint64_t>(ivar, cmp, cmp_value); });
@@ -470,7 +470,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_size_wait_until(size_t* ivar, int cmp, size_t cmp_value) {
     constexpr const char* fn = "ishmem_size_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<size_t>(ivar, cmp, cmp_value);
@@ -482,7 +482,7 @@ void ishmem_size_wait_until(size_t* ivar, int cmp, size_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_size_wait_until(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_size_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<size_t>(ivar, cmp, cmp_value);
@@ -493,7 +493,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_size_wait_until_on_queue(size_t* ivar, int cmp, size_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_size_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<size_t>(ivar, cmp, cmp_value); });
@@ -505,7 +505,7 @@ ishmem::event ishmemx_size_wait_until_on_queue(size_t* ivar, int cmp, size_t cmp
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_size_wait_until_on_queue(ivar, cmp, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_size_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<size_t>(ivar, cmp, cmp_value); });
@@ -516,7 +516,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ptrdiff_wait_until(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp_value) {
     constexpr const char* fn = "ishmem_ptrdiff_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<ptrdiff_t>(ivar, cmp, cmp_value);
@@ -528,7 +528,7 @@ void ishmem_ptrdiff_wait_until(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ptrdiff_wait_until(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_ptrdiff_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<ptrdiff_t>(ivar, cmp, cmp_value);
@@ -539,7 +539,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ptrdiff_wait_until_on_queue(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<ptrdiff_t>(ivar, cmp, cmp_value); });
@@ -551,7 +551,7 @@ ishmem::event ishmemx_ptrdiff_wait_until_on_queue(ptrdiff_t* ivar, int cmp, ptrd
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ptrdiff_wait_until_on_queue(ivar, cmp, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<ptrdiff_t>(ivar, cmp, cmp_value); });
@@ -563,7 +563,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<int>(ivars, nelems, status, cmp, cmp_value);
@@ -576,7 +576,7 @@ void ishmem_int_wait_until_all(int* ivars, size_t nelems, const int* status, int
     constexpr const char* fn = "ishmem_int_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<int>(ivars, nelems, status, cmp, cmp_value);
@@ -588,7 +588,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<int>(ivars, nelems, status, cmp, cmp_value); });
@@ -601,7 +601,7 @@ ishmem::event ishmemx_int_wait_until_all_on_queue(int* ivars, size_t nelems, con
     constexpr const char* fn = "ishmemx_int_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<int>(ivars, nelems, status, cmp, cmp_value); });
@@ -613,7 +613,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<long>(ivars, nelems, status, cmp, cmp_value);
@@ -626,7 +626,7 @@ void ishmem_long_wait_until_all(long* ivars, size_t nelems, const int* status, i
     constexpr const char* fn = "ishmem_long_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<long>(ivars, nelems, status, cmp, cmp_value);
@@ -638,7 +638,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_long_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<long>(ivars, nelems, status, cmp, cmp_value); });
@@ -651,7 +651,7 @@ ishmem::event ishmemx_long_wait_until_all_on_queue(long* ivars, size_t nelems, c
     constexpr const char* fn = "ishmemx_long_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<long>(ivars, nelems, status, cmp, cmp_value); });
@@ -663,7 +663,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<long long>(ivars, nelems, status, cmp, cmp_value);
@@ -676,7 +676,7 @@ void ishmem_longlong_wait_until_all(long long* ivars, size_t nelems, const int* 
     constexpr const char* fn = "ishmem_longlong_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<long long>(ivars, nelems, status, cmp, cmp_value);
@@ -688,7 +688,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_longlong_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<long long>(ivars, nelems, status, cmp, cmp_value); });
@@ -701,7 +701,7 @@ ishmem::event ishmemx_longlong_wait_until_all_on_queue(long long* ivars, size_t 
     constexpr const char* fn = "ishmemx_longlong_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<long long>(ivars, nelems, status, cmp, cmp_value); });
@@ -713,7 +713,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<unsigned int>(ivars, nelems, status, cmp, cmp_value);
@@ -726,7 +726,7 @@ void ishmem_uint_wait_until_all(unsigned int* ivars, size_t nelems, const int* s
     constexpr const char* fn = "ishmem_uint_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<unsigned int>(ivars, nelems, status, cmp, cmp_value);
@@ -738,7 +738,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<unsigned int>(ivars, nelems, status, cmp, cmp_value); });
@@ -751,7 +751,7 @@ ishmem::event ishmemx_uint_wait_until_all_on_queue(unsigned int* ivars, size_t n
     constexpr const char* fn = "ishmemx_uint_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<unsigned int>(ivars, nelems, status, cmp, cmp_value); });
@@ -763,7 +763,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<unsigned long>(ivars, nelems, status, cmp, cmp_value);
@@ -776,7 +776,7 @@ void ishmem_ulong_wait_until_all(unsigned long* ivars, size_t nelems, const int*
     constexpr const char* fn = "ishmem_ulong_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<unsigned long>(ivars, nelems, status, cmp, cmp_value);
@@ -788,7 +788,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulong_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<unsigned long>(ivars, nelems, status, cmp, cmp_value); });
@@ -801,7 +801,7 @@ ishmem::event ishmemx_ulong_wait_until_all_on_queue(unsigned long* ivars, size_t
     constexpr const char* fn = "ishmemx_ulong_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<unsigned long>(ivars, nelems, status, cmp, cmp_value); });
@@ -813,7 +813,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
@@ -826,7 +826,7 @@ void ishmem_ulonglong_wait_until_all(unsigned long long* ivars, size_t nelems, c
     constexpr const char* fn = "ishmem_ulonglong_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
@@ -838,7 +838,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<unsigned long long>(ivars, nelems, status, cmp, cmp_value); });
@@ -851,7 +851,7 @@ ishmem::event ishmemx_ulonglong_wait_until_all_on_queue(unsigned long long* ivar
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<unsigned long long>(ivars, nelems, status, cmp, cmp_value); });
@@ -863,7 +863,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<int32_t>(ivars, nelems, status, cmp, cmp_value);
@@ -876,7 +876,7 @@ void ishmem_int32_wait_until_all(int32_t* ivars, size_t nelems, const int* statu
     constexpr const char* fn = "ishmem_int32_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<int32_t>(ivars, nelems, status, cmp, cmp_value);
@@ -888,7 +888,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int32_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<int32_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -901,7 +901,7 @@ ishmem::event ishmemx_int32_wait_until_all_on_queue(int32_t* ivars, size_t nelem
     constexpr const char* fn = "ishmemx_int32_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<int32_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -913,7 +913,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<int64_t>(ivars, nelems, status, cmp, cmp_value);
@@ -926,7 +926,7 @@ void ishmem_int64_wait_until_all(int64_t* ivars, size_t nelems, const int* statu
     constexpr const char* fn = "ishmem_int64_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<int64_t>(ivars, nelems, status, cmp, cmp_value);
@@ -938,7 +938,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int64_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<int64_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -951,7 +951,7 @@ ishmem::event ishmemx_int64_wait_until_all_on_queue(int64_t* ivars, size_t nelem
     constexpr const char* fn = "ishmemx_int64_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<int64_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -963,7 +963,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<uint32_t>(ivars, nelems, status, cmp, cmp_value);
@@ -976,7 +976,7 @@ void ishmem_uint32_wait_until_all(uint32_t* ivars, size_t nelems, const int* sta
     constexpr const char* fn = "ishmem_uint32_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<uint32_t>(ivars, nelems, status, cmp, cmp_value);
@@ -988,7 +988,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint32_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<uint32_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -1001,7 +1001,7 @@ ishmem::event ishmemx_uint32_wait_until_all_on_queue(uint32_t* ivars, size_t nel
     constexpr const char* fn = "ishmemx_uint32_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<uint32_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -1013,7 +1013,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<uint64_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1026,7 +1026,7 @@ void ishmem_uint64_wait_until_all(uint64_t* ivars, size_t nelems, const int* sta
     constexpr const char* fn = "ishmem_uint64_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<uint64_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1038,7 +1038,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint64_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<uint64_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -1051,7 +1051,7 @@ ishmem::event ishmemx_uint64_wait_until_all_on_queue(uint64_t* ivars, size_t nel
     constexpr const char* fn = "ishmemx_uint64_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<uint64_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -1063,7 +1063,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<size_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1076,7 +1076,7 @@ void ishmem_size_wait_until_all(size_t* ivars, size_t nelems, const int* status,
     constexpr const char* fn = "ishmem_size_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<size_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1088,7 +1088,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_size_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<size_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -1101,7 +1101,7 @@ ishmem::event ishmemx_size_wait_until_all_on_queue(size_t* ivars, size_t nelems,
     constexpr const char* fn = "ishmemx_size_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<size_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -1113,7 +1113,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1126,7 +1126,7 @@ void ishmem_ptrdiff_wait_until_all(ptrdiff_t* ivars, size_t nelems, const int* s
     constexpr const char* fn = "ishmem_ptrdiff_wait_until_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1138,7 +1138,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -1151,7 +1151,7 @@ ishmem::event ishmemx_ptrdiff_wait_until_all_on_queue(ptrdiff_t* ivars, size_t n
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_all_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -1163,7 +1163,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<int>(ivars, nelems, status, cmp, cmp_value);
@@ -1176,7 +1176,7 @@ size_t ishmem_int_wait_until_any(int* ivars, size_t nelems, const int* status, i
     constexpr const char* fn = "ishmem_int_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<int>(ivars, nelems, status, cmp, cmp_value);
@@ -1188,7 +1188,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1202,7 +1202,7 @@ ishmem::event ishmemx_int_wait_until_any_on_queue(int* ivars, size_t nelems, con
     constexpr const char* fn = "ishmemx_int_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1215,7 +1215,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<long>(ivars, nelems, status, cmp, cmp_value);
@@ -1228,7 +1228,7 @@ size_t ishmem_long_wait_until_any(long* ivars, size_t nelems, const int* status,
     constexpr const char* fn = "ishmem_long_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<long>(ivars, nelems, status, cmp, cmp_value);
@@ -1240,7 +1240,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_long_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1254,7 +1254,7 @@ ishmem::event ishmemx_long_wait_until_any_on_queue(long* ivars, size_t nelems, c
     constexpr const char* fn = "ishmemx_long_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1267,7 +1267,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<long long>(ivars, nelems, status, cmp, cmp_value);
@@ -1280,7 +1280,7 @@ size_t ishmem_longlong_wait_until_any(long long* ivars, size_t nelems, const int
     constexpr const char* fn = "ishmem_longlong_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<long long>(ivars, nelems, status, cmp, cmp_value);
@@ -1292,7 +1292,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_longlong_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1306,7 +1306,7 @@ ishmem::event ishmemx_longlong_wait_until_any_on_queue(long long* ivars, size_t 
     constexpr const char* fn = "ishmemx_longlong_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1319,7 +1319,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<unsigned int>(ivars, nelems, status, cmp, cmp_value);
@@ -1332,7 +1332,7 @@ size_t ishmem_uint_wait_until_any(unsigned int* ivars, size_t nelems, const int*
     constexpr const char* fn = "ishmem_uint_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<unsigned int>(ivars, nelems, status, cmp, cmp_value);
@@ -1344,7 +1344,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1358,7 +1358,7 @@ ishmem::event ishmemx_uint_wait_until_any_on_queue(unsigned int* ivars, size_t n
     constexpr const char* fn = "ishmemx_uint_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1371,7 +1371,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<unsigned long>(ivars, nelems, status, cmp, cmp_value);
@@ -1384,7 +1384,7 @@ size_t ishmem_ulong_wait_until_any(unsigned long* ivars, size_t nelems, const in
     constexpr const char* fn = "ishmem_ulong_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<unsigned long>(ivars, nelems, status, cmp, cmp_value);
@@ -1396,7 +1396,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulong_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1410,7 +1410,7 @@ ishmem::event ishmemx_ulong_wait_until_any_on_queue(unsigned long* ivars, size_t
     constexpr const char* fn = "ishmemx_ulong_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1423,7 +1423,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
@@ -1436,7 +1436,7 @@ size_t ishmem_ulonglong_wait_until_any(unsigned long long* ivars, size_t nelems,
     constexpr const char* fn = "ishmem_ulonglong_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
@@ -1448,7 +1448,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1462,7 +1462,7 @@ ishmem::event ishmemx_ulonglong_wait_until_any_on_queue(unsigned long long* ivar
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1475,7 +1475,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<int32_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1488,7 +1488,7 @@ size_t ishmem_int32_wait_until_any(int32_t* ivars, size_t nelems, const int* sta
     constexpr const char* fn = "ishmem_int32_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<int32_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1500,7 +1500,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int32_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1514,7 +1514,7 @@ ishmem::event ishmemx_int32_wait_until_any_on_queue(int32_t* ivars, size_t nelem
     constexpr const char* fn = "ishmemx_int32_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1527,7 +1527,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<int64_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1540,7 +1540,7 @@ size_t ishmem_int64_wait_until_any(int64_t* ivars, size_t nelems, const int* sta
     constexpr const char* fn = "ishmem_int64_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<int64_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1552,7 +1552,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int64_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1566,7 +1566,7 @@ ishmem::event ishmemx_int64_wait_until_any_on_queue(int64_t* ivars, size_t nelem
     constexpr const char* fn = "ishmemx_int64_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1579,7 +1579,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<uint32_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1592,7 +1592,7 @@ size_t ishmem_uint32_wait_until_any(uint32_t* ivars, size_t nelems, const int* s
     constexpr const char* fn = "ishmem_uint32_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<uint32_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1604,7 +1604,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint32_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1618,7 +1618,7 @@ ishmem::event ishmemx_uint32_wait_until_any_on_queue(uint32_t* ivars, size_t nel
     constexpr const char* fn = "ishmemx_uint32_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1631,7 +1631,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<uint64_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1644,7 +1644,7 @@ size_t ishmem_uint64_wait_until_any(uint64_t* ivars, size_t nelems, const int* s
     constexpr const char* fn = "ishmem_uint64_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<uint64_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1656,7 +1656,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint64_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1670,7 +1670,7 @@ ishmem::event ishmemx_uint64_wait_until_any_on_queue(uint64_t* ivars, size_t nel
     constexpr const char* fn = "ishmemx_uint64_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1683,7 +1683,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<size_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1696,7 +1696,7 @@ size_t ishmem_size_wait_until_any(size_t* ivars, size_t nelems, const int* statu
     constexpr const char* fn = "ishmem_size_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<size_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1708,7 +1708,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_size_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1722,7 +1722,7 @@ ishmem::event ishmemx_size_wait_until_any_on_queue(size_t* ivars, size_t nelems,
     constexpr const char* fn = "ishmemx_size_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1735,7 +1735,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1748,7 +1748,7 @@ size_t ishmem_ptrdiff_wait_until_any(ptrdiff_t* ivars, size_t nelems, const int*
     constexpr const char* fn = "ishmem_ptrdiff_wait_until_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
@@ -1760,7 +1760,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1774,7 +1774,7 @@ ishmem::event ishmemx_ptrdiff_wait_until_any_on_queue(ptrdiff_t* ivars, size_t n
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_any_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1787,7 +1787,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -1801,7 +1801,7 @@ size_t ishmem_int_wait_until_some(int* ivars, size_t nelems, size_t* indices, co
     constexpr const char* fn = "ishmem_int_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -1814,7 +1814,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -1829,7 +1829,7 @@ ishmem::event ishmemx_int_wait_until_some_on_queue(int* ivars, size_t nelems, si
     constexpr const char* fn = "ishmemx_int_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -1843,7 +1843,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -1857,7 +1857,7 @@ size_t ishmem_long_wait_until_some(long* ivars, size_t nelems, size_t* indices, 
     constexpr const char* fn = "ishmem_long_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -1870,7 +1870,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_long_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -1885,7 +1885,7 @@ ishmem::event ishmemx_long_wait_until_some_on_queue(long* ivars, size_t nelems, 
     constexpr const char* fn = "ishmemx_long_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -1899,7 +1899,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -1913,7 +1913,7 @@ size_t ishmem_longlong_wait_until_some(long long* ivars, size_t nelems, size_t* 
     constexpr const char* fn = "ishmem_longlong_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -1926,7 +1926,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_longlong_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -1941,7 +1941,7 @@ ishmem::event ishmemx_longlong_wait_until_some_on_queue(long long* ivars, size_t
     constexpr const char* fn = "ishmemx_longlong_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -1955,7 +1955,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -1969,7 +1969,7 @@ size_t ishmem_uint_wait_until_some(unsigned int* ivars, size_t nelems, size_t* i
     constexpr const char* fn = "ishmem_uint_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -1982,7 +1982,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -1997,7 +1997,7 @@ ishmem::event ishmemx_uint_wait_until_some_on_queue(unsigned int* ivars, size_t 
     constexpr const char* fn = "ishmemx_uint_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2011,7 +2011,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2025,7 +2025,7 @@ size_t ishmem_ulong_wait_until_some(unsigned long* ivars, size_t nelems, size_t*
     constexpr const char* fn = "ishmem_ulong_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2038,7 +2038,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulong_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2053,7 +2053,7 @@ ishmem::event ishmemx_ulong_wait_until_some_on_queue(unsigned long* ivars, size_
     constexpr const char* fn = "ishmemx_ulong_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2067,7 +2067,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2081,7 +2081,7 @@ size_t ishmem_ulonglong_wait_until_some(unsigned long long* ivars, size_t nelems
     constexpr const char* fn = "ishmem_ulonglong_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2094,7 +2094,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2109,7 +2109,7 @@ ishmem::event ishmemx_ulonglong_wait_until_some_on_queue(unsigned long long* iva
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2123,7 +2123,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2137,7 +2137,7 @@ size_t ishmem_int32_wait_until_some(int32_t* ivars, size_t nelems, size_t* indic
     constexpr const char* fn = "ishmem_int32_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2150,7 +2150,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int32_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2165,7 +2165,7 @@ ishmem::event ishmemx_int32_wait_until_some_on_queue(int32_t* ivars, size_t nele
     constexpr const char* fn = "ishmemx_int32_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2179,7 +2179,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2193,7 +2193,7 @@ size_t ishmem_int64_wait_until_some(int64_t* ivars, size_t nelems, size_t* indic
     constexpr const char* fn = "ishmem_int64_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2206,7 +2206,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int64_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2221,7 +2221,7 @@ ishmem::event ishmemx_int64_wait_until_some_on_queue(int64_t* ivars, size_t nele
     constexpr const char* fn = "ishmemx_int64_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2235,7 +2235,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2249,7 +2249,7 @@ size_t ishmem_uint32_wait_until_some(uint32_t* ivars, size_t nelems, size_t* ind
     constexpr const char* fn = "ishmem_uint32_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2262,7 +2262,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint32_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2277,7 +2277,7 @@ ishmem::event ishmemx_uint32_wait_until_some_on_queue(uint32_t* ivars, size_t ne
     constexpr const char* fn = "ishmemx_uint32_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2291,7 +2291,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2305,7 +2305,7 @@ size_t ishmem_uint64_wait_until_some(uint64_t* ivars, size_t nelems, size_t* ind
     constexpr const char* fn = "ishmem_uint64_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2318,7 +2318,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint64_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2333,7 +2333,7 @@ ishmem::event ishmemx_uint64_wait_until_some_on_queue(uint64_t* ivars, size_t ne
     constexpr const char* fn = "ishmemx_uint64_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2347,7 +2347,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2361,7 +2361,7 @@ size_t ishmem_size_wait_until_some(size_t* ivars, size_t nelems, size_t* indices
     constexpr const char* fn = "ishmem_size_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2374,7 +2374,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_size_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2389,7 +2389,7 @@ ishmem::event ishmemx_size_wait_until_some_on_queue(size_t* ivars, size_t nelems
     constexpr const char* fn = "ishmemx_size_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2403,7 +2403,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2417,7 +2417,7 @@ size_t ishmem_ptrdiff_wait_until_some(ptrdiff_t* ivars, size_t nelems, size_t* i
     constexpr const char* fn = "ishmem_ptrdiff_wait_until_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2430,7 +2430,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2445,7 +2445,7 @@ ishmem::event ishmemx_ptrdiff_wait_until_some_on_queue(ptrdiff_t* ivars, size_t 
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_some_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -2459,7 +2459,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2473,7 +2473,7 @@ void ishmem_int_wait_until_all_vector(int* ivars, size_t nelems, const int* stat
     constexpr const char* fn = "ishmem_int_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2486,7 +2486,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2500,7 +2500,7 @@ ishmem::event ishmemx_int_wait_until_all_vector_on_queue(int* ivars, size_t nele
     constexpr const char* fn = "ishmemx_int_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2513,7 +2513,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2527,7 +2527,7 @@ void ishmem_long_wait_until_all_vector(long* ivars, size_t nelems, const int* st
     constexpr const char* fn = "ishmem_long_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2540,7 +2540,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_long_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2554,7 +2554,7 @@ ishmem::event ishmemx_long_wait_until_all_vector_on_queue(long* ivars, size_t ne
     constexpr const char* fn = "ishmemx_long_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2567,7 +2567,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2581,7 +2581,7 @@ void ishmem_longlong_wait_until_all_vector(long long* ivars, size_t nelems, cons
     constexpr const char* fn = "ishmem_longlong_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2594,7 +2594,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_longlong_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2608,7 +2608,7 @@ ishmem::event ishmemx_longlong_wait_until_all_vector_on_queue(long long* ivars, 
     constexpr const char* fn = "ishmemx_longlong_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2621,7 +2621,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2635,7 +2635,7 @@ void ishmem_uint_wait_until_all_vector(unsigned int* ivars, size_t nelems, const
     constexpr const char* fn = "ishmem_uint_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2648,7 +2648,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2662,7 +2662,7 @@ ishmem::event ishmemx_uint_wait_until_all_vector_on_queue(unsigned int* ivars, s
     constexpr const char* fn = "ishmemx_uint_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2675,7 +2675,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2689,7 +2689,7 @@ void ishmem_ulong_wait_until_all_vector(unsigned long* ivars, size_t nelems, con
     constexpr const char* fn = "ishmem_ulong_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2702,7 +2702,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulong_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2716,7 +2716,7 @@ ishmem::event ishmemx_ulong_wait_until_all_vector_on_queue(unsigned long* ivars,
     constexpr const char* fn = "ishmemx_ulong_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2729,7 +2729,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2743,7 +2743,7 @@ void ishmem_ulonglong_wait_until_all_vector(unsigned long long* ivars, size_t ne
     constexpr const char* fn = "ishmem_ulonglong_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2756,7 +2756,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2770,7 +2770,7 @@ ishmem::event ishmemx_ulonglong_wait_until_all_vector_on_queue(unsigned long lon
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2783,7 +2783,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2797,7 +2797,7 @@ void ishmem_int32_wait_until_all_vector(int32_t* ivars, size_t nelems, const int
     constexpr const char* fn = "ishmem_int32_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2810,7 +2810,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int32_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2824,7 +2824,7 @@ ishmem::event ishmemx_int32_wait_until_all_vector_on_queue(int32_t* ivars, size_
     constexpr const char* fn = "ishmemx_int32_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2837,7 +2837,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2851,7 +2851,7 @@ void ishmem_int64_wait_until_all_vector(int64_t* ivars, size_t nelems, const int
     constexpr const char* fn = "ishmem_int64_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2864,7 +2864,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int64_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2878,7 +2878,7 @@ ishmem::event ishmemx_int64_wait_until_all_vector_on_queue(int64_t* ivars, size_
     constexpr const char* fn = "ishmemx_int64_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2891,7 +2891,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2905,7 +2905,7 @@ void ishmem_uint32_wait_until_all_vector(uint32_t* ivars, size_t nelems, const i
     constexpr const char* fn = "ishmem_uint32_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2918,7 +2918,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint32_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2932,7 +2932,7 @@ ishmem::event ishmemx_uint32_wait_until_all_vector_on_queue(uint32_t* ivars, siz
     constexpr const char* fn = "ishmemx_uint32_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2945,7 +2945,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2959,7 +2959,7 @@ void ishmem_uint64_wait_until_all_vector(uint64_t* ivars, size_t nelems, const i
     constexpr const char* fn = "ishmem_uint64_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2972,7 +2972,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint64_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2986,7 +2986,7 @@ ishmem::event ishmemx_uint64_wait_until_all_vector_on_queue(uint64_t* ivars, siz
     constexpr const char* fn = "ishmemx_uint64_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2999,7 +2999,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3013,7 +3013,7 @@ void ishmem_size_wait_until_all_vector(size_t* ivars, size_t nelems, const int* 
     constexpr const char* fn = "ishmem_size_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3026,7 +3026,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_size_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3040,7 +3040,7 @@ ishmem::event ishmemx_size_wait_until_all_vector_on_queue(size_t* ivars, size_t 
     constexpr const char* fn = "ishmemx_size_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3053,7 +3053,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3067,7 +3067,7 @@ void ishmem_ptrdiff_wait_until_all_vector(ptrdiff_t* ivars, size_t nelems, const
     constexpr const char* fn = "ishmem_ptrdiff_wait_until_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3080,7 +3080,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3094,7 +3094,7 @@ ishmem::event ishmemx_ptrdiff_wait_until_all_vector_on_queue(ptrdiff_t* ivars, s
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_all_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3107,7 +3107,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3121,7 +3121,7 @@ size_t ishmem_int_wait_until_any_vector(int* ivars, size_t nelems, const int* st
     constexpr const char* fn = "ishmem_int_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3134,7 +3134,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3149,7 +3149,7 @@ ishmem::event ishmemx_int_wait_until_any_vector_on_queue(int* ivars, size_t nele
     constexpr const char* fn = "ishmemx_int_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3163,7 +3163,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3177,7 +3177,7 @@ size_t ishmem_long_wait_until_any_vector(long* ivars, size_t nelems, const int* 
     constexpr const char* fn = "ishmem_long_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3190,7 +3190,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_long_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3205,7 +3205,7 @@ ishmem::event ishmemx_long_wait_until_any_vector_on_queue(long* ivars, size_t ne
     constexpr const char* fn = "ishmemx_long_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3219,7 +3219,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3233,7 +3233,7 @@ size_t ishmem_longlong_wait_until_any_vector(long long* ivars, size_t nelems, co
     constexpr const char* fn = "ishmem_longlong_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3246,7 +3246,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_longlong_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3261,7 +3261,7 @@ ishmem::event ishmemx_longlong_wait_until_any_vector_on_queue(long long* ivars, 
     constexpr const char* fn = "ishmemx_longlong_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3275,7 +3275,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3289,7 +3289,7 @@ size_t ishmem_uint_wait_until_any_vector(unsigned int* ivars, size_t nelems, con
     constexpr const char* fn = "ishmem_uint_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3302,7 +3302,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3317,7 +3317,7 @@ ishmem::event ishmemx_uint_wait_until_any_vector_on_queue(unsigned int* ivars, s
     constexpr const char* fn = "ishmemx_uint_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3331,7 +3331,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3345,7 +3345,7 @@ size_t ishmem_ulong_wait_until_any_vector(unsigned long* ivars, size_t nelems, c
     constexpr const char* fn = "ishmem_ulong_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3358,7 +3358,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulong_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3373,7 +3373,7 @@ ishmem::event ishmemx_ulong_wait_until_any_vector_on_queue(unsigned long* ivars,
     constexpr const char* fn = "ishmemx_ulong_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3387,7 +3387,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3401,7 +3401,7 @@ size_t ishmem_ulonglong_wait_until_any_vector(unsigned long long* ivars, size_t 
     constexpr const char* fn = "ishmem_ulonglong_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3414,7 +3414,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3429,7 +3429,7 @@ ishmem::event ishmemx_ulonglong_wait_until_any_vector_on_queue(unsigned long lon
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3443,7 +3443,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3457,7 +3457,7 @@ size_t ishmem_int32_wait_until_any_vector(int32_t* ivars, size_t nelems, const i
     constexpr const char* fn = "ishmem_int32_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3470,7 +3470,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int32_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3485,7 +3485,7 @@ ishmem::event ishmemx_int32_wait_until_any_vector_on_queue(int32_t* ivars, size_
     constexpr const char* fn = "ishmemx_int32_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3499,7 +3499,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3513,7 +3513,7 @@ size_t ishmem_int64_wait_until_any_vector(int64_t* ivars, size_t nelems, const i
     constexpr const char* fn = "ishmem_int64_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3526,7 +3526,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int64_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3541,7 +3541,7 @@ ishmem::event ishmemx_int64_wait_until_any_vector_on_queue(int64_t* ivars, size_
     constexpr const char* fn = "ishmemx_int64_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3555,7 +3555,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3569,7 +3569,7 @@ size_t ishmem_uint32_wait_until_any_vector(uint32_t* ivars, size_t nelems, const
     constexpr const char* fn = "ishmem_uint32_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3582,7 +3582,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint32_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3597,7 +3597,7 @@ ishmem::event ishmemx_uint32_wait_until_any_vector_on_queue(uint32_t* ivars, siz
     constexpr const char* fn = "ishmemx_uint32_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3611,7 +3611,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3625,7 +3625,7 @@ size_t ishmem_uint64_wait_until_any_vector(uint64_t* ivars, size_t nelems, const
     constexpr const char* fn = "ishmem_uint64_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3638,7 +3638,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint64_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3653,7 +3653,7 @@ ishmem::event ishmemx_uint64_wait_until_any_vector_on_queue(uint64_t* ivars, siz
     constexpr const char* fn = "ishmemx_uint64_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3667,7 +3667,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3681,7 +3681,7 @@ size_t ishmem_size_wait_until_any_vector(size_t* ivars, size_t nelems, const int
     constexpr const char* fn = "ishmem_size_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3694,7 +3694,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_size_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3709,7 +3709,7 @@ ishmem::event ishmemx_size_wait_until_any_vector_on_queue(size_t* ivars, size_t 
     constexpr const char* fn = "ishmemx_size_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3723,7 +3723,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3737,7 +3737,7 @@ size_t ishmem_ptrdiff_wait_until_any_vector(ptrdiff_t* ivars, size_t nelems, con
     constexpr const char* fn = "ishmem_ptrdiff_wait_until_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3750,7 +3750,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3765,7 +3765,7 @@ ishmem::event ishmemx_ptrdiff_wait_until_any_vector_on_queue(ptrdiff_t* ivars, s
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_any_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -3779,7 +3779,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -3794,7 +3794,7 @@ size_t ishmem_int_wait_until_some_vector(int* ivars, size_t nelems, size_t* indi
     constexpr const char* fn = "ishmem_int_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -3808,7 +3808,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -3824,7 +3824,7 @@ ishmem::event ishmemx_int_wait_until_some_vector_on_queue(int* ivars, size_t nel
     constexpr const char* fn = "ishmemx_int_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -3839,7 +3839,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -3854,7 +3854,7 @@ size_t ishmem_long_wait_until_some_vector(long* ivars, size_t nelems, size_t* in
     constexpr const char* fn = "ishmem_long_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -3868,7 +3868,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_long_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -3884,7 +3884,7 @@ ishmem::event ishmemx_long_wait_until_some_vector_on_queue(long* ivars, size_t n
     constexpr const char* fn = "ishmemx_long_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -3899,7 +3899,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -3914,7 +3914,7 @@ size_t ishmem_longlong_wait_until_some_vector(long long* ivars, size_t nelems, s
     constexpr const char* fn = "ishmem_longlong_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -3928,7 +3928,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_longlong_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -3944,7 +3944,7 @@ ishmem::event ishmemx_longlong_wait_until_some_vector_on_queue(long long* ivars,
     constexpr const char* fn = "ishmemx_longlong_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -3959,7 +3959,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -3974,7 +3974,7 @@ size_t ishmem_uint_wait_until_some_vector(unsigned int* ivars, size_t nelems, si
     constexpr const char* fn = "ishmem_uint_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -3988,7 +3988,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4004,7 +4004,7 @@ ishmem::event ishmemx_uint_wait_until_some_vector_on_queue(unsigned int* ivars, 
     constexpr const char* fn = "ishmemx_uint_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4019,7 +4019,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4034,7 +4034,7 @@ size_t ishmem_ulong_wait_until_some_vector(unsigned long* ivars, size_t nelems, 
     constexpr const char* fn = "ishmem_ulong_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4048,7 +4048,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulong_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4064,7 +4064,7 @@ ishmem::event ishmemx_ulong_wait_until_some_vector_on_queue(unsigned long* ivars
     constexpr const char* fn = "ishmemx_ulong_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4079,7 +4079,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4094,7 +4094,7 @@ size_t ishmem_ulonglong_wait_until_some_vector(unsigned long long* ivars, size_t
     constexpr const char* fn = "ishmem_ulonglong_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4108,7 +4108,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4124,7 +4124,7 @@ ishmem::event ishmemx_ulonglong_wait_until_some_vector_on_queue(unsigned long lo
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4139,7 +4139,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4154,7 +4154,7 @@ size_t ishmem_int32_wait_until_some_vector(int32_t* ivars, size_t nelems, size_t
     constexpr const char* fn = "ishmem_int32_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4168,7 +4168,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int32_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4184,7 +4184,7 @@ ishmem::event ishmemx_int32_wait_until_some_vector_on_queue(int32_t* ivars, size
     constexpr const char* fn = "ishmemx_int32_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4199,7 +4199,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4214,7 +4214,7 @@ size_t ishmem_int64_wait_until_some_vector(int64_t* ivars, size_t nelems, size_t
     constexpr const char* fn = "ishmem_int64_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4228,7 +4228,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int64_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4244,7 +4244,7 @@ ishmem::event ishmemx_int64_wait_until_some_vector_on_queue(int64_t* ivars, size
     constexpr const char* fn = "ishmemx_int64_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4259,7 +4259,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4274,7 +4274,7 @@ size_t ishmem_uint32_wait_until_some_vector(uint32_t* ivars, size_t nelems, size
     constexpr const char* fn = "ishmem_uint32_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4288,7 +4288,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint32_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4304,7 +4304,7 @@ ishmem::event ishmemx_uint32_wait_until_some_vector_on_queue(uint32_t* ivars, si
     constexpr const char* fn = "ishmemx_uint32_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4319,7 +4319,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4334,7 +4334,7 @@ size_t ishmem_uint64_wait_until_some_vector(uint64_t* ivars, size_t nelems, size
     constexpr const char* fn = "ishmem_uint64_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4348,7 +4348,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint64_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4364,7 +4364,7 @@ ishmem::event ishmemx_uint64_wait_until_some_vector_on_queue(uint64_t* ivars, si
     constexpr const char* fn = "ishmemx_uint64_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4379,7 +4379,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4394,7 +4394,7 @@ size_t ishmem_size_wait_until_some_vector(size_t* ivars, size_t nelems, size_t* 
     constexpr const char* fn = "ishmem_size_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4408,7 +4408,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_size_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4424,7 +4424,7 @@ ishmem::event ishmemx_size_wait_until_some_vector_on_queue(size_t* ivars, size_t
     constexpr const char* fn = "ishmemx_size_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4439,7 +4439,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4454,7 +4454,7 @@ size_t ishmem_ptrdiff_wait_until_some_vector(ptrdiff_t* ivars, size_t nelems, si
     constexpr const char* fn = "ishmem_ptrdiff_wait_until_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4468,7 +4468,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4484,7 +4484,7 @@ ishmem::event ishmemx_ptrdiff_wait_until_some_vector_on_queue(ptrdiff_t* ivars, 
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_some_vector_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -4498,7 +4498,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_int_test(int* ivar, int cmp, int cmp_value) {
     constexpr const char* fn = "ishmem_int_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<int>(ivar, cmp, cmp_value);
@@ -4510,7 +4510,7 @@ int ishmem_int_test(int* ivar, int cmp, int cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int_test(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_int_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<int>(ivar, cmp, cmp_value);
@@ -4521,7 +4521,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_long_test(long* ivar, int cmp, long cmp_value) {
     constexpr const char* fn = "ishmem_long_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<long>(ivar, cmp, cmp_value);
@@ -4533,7 +4533,7 @@ int ishmem_long_test(long* ivar, int cmp, long cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_long_test(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_long_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<long>(ivar, cmp, cmp_value);
@@ -4544,7 +4544,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_longlong_test(long long* ivar, int cmp, long long cmp_value) {
     constexpr const char* fn = "ishmem_longlong_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<long long>(ivar, cmp, cmp_value);
@@ -4556,7 +4556,7 @@ int ishmem_longlong_test(long long* ivar, int cmp, long long cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_longlong_test(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_longlong_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<long long>(ivar, cmp, cmp_value);
@@ -4567,7 +4567,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_uint_test(unsigned int* ivar, int cmp, unsigned int cmp_value) {
     constexpr const char* fn = "ishmem_uint_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<unsigned int>(ivar, cmp, cmp_value);
@@ -4579,7 +4579,7 @@ int ishmem_uint_test(unsigned int* ivar, int cmp, unsigned int cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_test(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_uint_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<unsigned int>(ivar, cmp, cmp_value);
@@ -4590,7 +4590,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_ulong_test(unsigned long* ivar, int cmp, unsigned long cmp_value) {
     constexpr const char* fn = "ishmem_ulong_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<unsigned long>(ivar, cmp, cmp_value);
@@ -4602,7 +4602,7 @@ int ishmem_ulong_test(unsigned long* ivar, int cmp, unsigned long cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_test(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_ulong_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<unsigned long>(ivar, cmp, cmp_value);
@@ -4613,7 +4613,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_ulonglong_test(unsigned long long* ivar, int cmp, unsigned long long cmp_value) {
     constexpr const char* fn = "ishmem_ulonglong_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<unsigned long long>(ivar, cmp, cmp_value);
@@ -4625,7 +4625,7 @@ int ishmem_ulonglong_test(unsigned long long* ivar, int cmp, unsigned long long 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_test(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_ulonglong_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<unsigned long long>(ivar, cmp, cmp_value);
@@ -4636,7 +4636,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_int32_test(int32_t* ivar, int cmp, int32_t cmp_value) {
     constexpr const char* fn = "ishmem_int32_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<int32_t>(ivar, cmp, cmp_value);
@@ -4648,7 +4648,7 @@ int ishmem_int32_test(int32_t* ivar, int cmp, int32_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_test(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_int32_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<int32_t>(ivar, cmp, cmp_value);
@@ -4659,7 +4659,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_int64_test(int64_t* ivar, int cmp, int64_t cmp_value) {
     constexpr const char* fn = "ishmem_int64_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<int64_t>(ivar, cmp, cmp_value);
@@ -4671,7 +4671,7 @@ int ishmem_int64_test(int64_t* ivar, int cmp, int64_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_test(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_int64_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<int64_t>(ivar, cmp, cmp_value);
@@ -4682,7 +4682,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_uint32_test(uint32_t* ivar, int cmp, uint32_t cmp_value) {
     constexpr const char* fn = "ishmem_uint32_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<uint32_t>(ivar, cmp, cmp_value);
@@ -4694,7 +4694,7 @@ int ishmem_uint32_test(uint32_t* ivar, int cmp, uint32_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_test(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_uint32_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<uint32_t>(ivar, cmp, cmp_value);
@@ -4705,7 +4705,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_uint64_test(uint64_t* ivar, int cmp, uint64_t cmp_value) {
     constexpr const char* fn = "ishmem_uint64_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<uint64_t>(ivar, cmp, cmp_value);
@@ -4717,7 +4717,7 @@ int ishmem_uint64_test(uint64_t* ivar, int cmp, uint64_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_test(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_uint64_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<uint64_t>(ivar, cmp, cmp_value);
@@ -4728,7 +4728,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_size_test(size_t* ivar, int cmp, size_t cmp_value) {
     constexpr const char* fn = "ishmem_size_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<size_t>(ivar, cmp, cmp_value);
@@ -4740,7 +4740,7 @@ int ishmem_size_test(size_t* ivar, int cmp, size_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_size_test(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_size_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<size_t>(ivar, cmp, cmp_value);
@@ -4751,7 +4751,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_ptrdiff_test(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp_value) {
     constexpr const char* fn = "ishmem_ptrdiff_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<ptrdiff_t>(ivar, cmp, cmp_value);
@@ -4763,7 +4763,7 @@ int ishmem_ptrdiff_test(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ptrdiff_test(ivar, cmp, cmp_value);
     constexpr const char* fn = "ishmem_ptrdiff_test";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<ptrdiff_t>(ivar, cmp, cmp_value);
@@ -4775,7 +4775,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<int>(ivars, nelems, status, cmp, cmp_value);
@@ -4788,7 +4788,7 @@ int ishmem_int_test_all(int* ivars, size_t nelems, const int* status, int cmp, i
     constexpr const char* fn = "ishmem_int_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<int>(ivars, nelems, status, cmp, cmp_value);
@@ -4800,7 +4800,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<long>(ivars, nelems, status, cmp, cmp_value);
@@ -4813,7 +4813,7 @@ int ishmem_long_test_all(long* ivars, size_t nelems, const int* status, int cmp,
     constexpr const char* fn = "ishmem_long_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<long>(ivars, nelems, status, cmp, cmp_value);
@@ -4825,7 +4825,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<long long>(ivars, nelems, status, cmp, cmp_value);
@@ -4838,7 +4838,7 @@ int ishmem_longlong_test_all(long long* ivars, size_t nelems, const int* status,
     constexpr const char* fn = "ishmem_longlong_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<long long>(ivars, nelems, status, cmp, cmp_value);
@@ -4850,7 +4850,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<unsigned int>(ivars, nelems, status, cmp, cmp_value);
@@ -4863,7 +4863,7 @@ int ishmem_uint_test_all(unsigned int* ivars, size_t nelems, const int* status, 
     constexpr const char* fn = "ishmem_uint_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<unsigned int>(ivars, nelems, status, cmp, cmp_value);
@@ -4875,7 +4875,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<unsigned long>(ivars, nelems, status, cmp, cmp_value);
@@ -4888,7 +4888,7 @@ int ishmem_ulong_test_all(unsigned long* ivars, size_t nelems, const int* status
     constexpr const char* fn = "ishmem_ulong_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<unsigned long>(ivars, nelems, status, cmp, cmp_value);
@@ -4900,7 +4900,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
@@ -4913,7 +4913,7 @@ int ishmem_ulonglong_test_all(unsigned long long* ivars, size_t nelems, const in
     constexpr const char* fn = "ishmem_ulonglong_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
@@ -4925,7 +4925,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<int32_t>(ivars, nelems, status, cmp, cmp_value);
@@ -4938,7 +4938,7 @@ int ishmem_int32_test_all(int32_t* ivars, size_t nelems, const int* status, int 
     constexpr const char* fn = "ishmem_int32_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<int32_t>(ivars, nelems, status, cmp, cmp_value);
@@ -4950,7 +4950,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<int64_t>(ivars, nelems, status, cmp, cmp_value);
@@ -4963,7 +4963,7 @@ int ishmem_int64_test_all(int64_t* ivars, size_t nelems, const int* status, int 
     constexpr const char* fn = "ishmem_int64_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<int64_t>(ivars, nelems, status, cmp, cmp_value);
@@ -4975,7 +4975,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<uint32_t>(ivars, nelems, status, cmp, cmp_value);
@@ -4988,7 +4988,7 @@ int ishmem_uint32_test_all(uint32_t* ivars, size_t nelems, const int* status, in
     constexpr const char* fn = "ishmem_uint32_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<uint32_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5000,7 +5000,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<uint64_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5013,7 +5013,7 @@ int ishmem_uint64_test_all(uint64_t* ivars, size_t nelems, const int* status, in
     constexpr const char* fn = "ishmem_uint64_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<uint64_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5025,7 +5025,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<size_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5038,7 +5038,7 @@ int ishmem_size_test_all(size_t* ivars, size_t nelems, const int* status, int cm
     constexpr const char* fn = "ishmem_size_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<size_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5050,7 +5050,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5063,7 +5063,7 @@ int ishmem_ptrdiff_test_all(ptrdiff_t* ivars, size_t nelems, const int* status, 
     constexpr const char* fn = "ishmem_ptrdiff_test_all";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5075,7 +5075,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<int>(ivars, nelems, status, cmp, cmp_value);
@@ -5088,7 +5088,7 @@ size_t ishmem_int_test_any(int* ivars, size_t nelems, const int* status, int cmp
     constexpr const char* fn = "ishmem_int_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<int>(ivars, nelems, status, cmp, cmp_value);
@@ -5100,7 +5100,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<long>(ivars, nelems, status, cmp, cmp_value);
@@ -5113,7 +5113,7 @@ size_t ishmem_long_test_any(long* ivars, size_t nelems, const int* status, int c
     constexpr const char* fn = "ishmem_long_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<long>(ivars, nelems, status, cmp, cmp_value);
@@ -5125,7 +5125,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<long long>(ivars, nelems, status, cmp, cmp_value);
@@ -5138,7 +5138,7 @@ size_t ishmem_longlong_test_any(long long* ivars, size_t nelems, const int* stat
     constexpr const char* fn = "ishmem_longlong_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<long long>(ivars, nelems, status, cmp, cmp_value);
@@ -5150,7 +5150,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<unsigned int>(ivars, nelems, status, cmp, cmp_value);
@@ -5163,7 +5163,7 @@ size_t ishmem_uint_test_any(unsigned int* ivars, size_t nelems, const int* statu
     constexpr const char* fn = "ishmem_uint_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<unsigned int>(ivars, nelems, status, cmp, cmp_value);
@@ -5175,7 +5175,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<unsigned long>(ivars, nelems, status, cmp, cmp_value);
@@ -5188,7 +5188,7 @@ size_t ishmem_ulong_test_any(unsigned long* ivars, size_t nelems, const int* sta
     constexpr const char* fn = "ishmem_ulong_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<unsigned long>(ivars, nelems, status, cmp, cmp_value);
@@ -5200,7 +5200,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
@@ -5213,7 +5213,7 @@ size_t ishmem_ulonglong_test_any(unsigned long long* ivars, size_t nelems, const
     constexpr const char* fn = "ishmem_ulonglong_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
@@ -5225,7 +5225,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<int32_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5238,7 +5238,7 @@ size_t ishmem_int32_test_any(int32_t* ivars, size_t nelems, const int* status, i
     constexpr const char* fn = "ishmem_int32_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<int32_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5250,7 +5250,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<int64_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5263,7 +5263,7 @@ size_t ishmem_int64_test_any(int64_t* ivars, size_t nelems, const int* status, i
     constexpr const char* fn = "ishmem_int64_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<int64_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5275,7 +5275,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<uint32_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5288,7 +5288,7 @@ size_t ishmem_uint32_test_any(uint32_t* ivars, size_t nelems, const int* status,
     constexpr const char* fn = "ishmem_uint32_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<uint32_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5300,7 +5300,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<uint64_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5313,7 +5313,7 @@ size_t ishmem_uint64_test_any(uint64_t* ivars, size_t nelems, const int* status,
     constexpr const char* fn = "ishmem_uint64_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<uint64_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5325,7 +5325,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<size_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5338,7 +5338,7 @@ size_t ishmem_size_test_any(size_t* ivars, size_t nelems, const int* status, int
     constexpr const char* fn = "ishmem_size_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<size_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5350,7 +5350,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5363,7 +5363,7 @@ size_t ishmem_ptrdiff_test_any(ptrdiff_t* ivars, size_t nelems, const int* statu
     constexpr const char* fn = "ishmem_ptrdiff_test_any";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
@@ -5375,7 +5375,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5389,7 +5389,7 @@ size_t ishmem_int_test_some(int* ivars, size_t nelems, size_t* indices, const in
     constexpr const char* fn = "ishmem_int_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5402,7 +5402,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5416,7 +5416,7 @@ size_t ishmem_long_test_some(long* ivars, size_t nelems, size_t* indices, const 
     constexpr const char* fn = "ishmem_long_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5429,7 +5429,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5443,7 +5443,7 @@ size_t ishmem_longlong_test_some(long long* ivars, size_t nelems, size_t* indice
     constexpr const char* fn = "ishmem_longlong_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5456,7 +5456,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5470,7 +5470,7 @@ size_t ishmem_uint_test_some(unsigned int* ivars, size_t nelems, size_t* indices
     constexpr const char* fn = "ishmem_uint_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5483,7 +5483,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5497,7 +5497,7 @@ size_t ishmem_ulong_test_some(unsigned long* ivars, size_t nelems, size_t* indic
     constexpr const char* fn = "ishmem_ulong_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5510,7 +5510,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5524,7 +5524,7 @@ size_t ishmem_ulonglong_test_some(unsigned long long* ivars, size_t nelems, size
     constexpr const char* fn = "ishmem_ulonglong_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5537,7 +5537,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5551,7 +5551,7 @@ size_t ishmem_int32_test_some(int32_t* ivars, size_t nelems, size_t* indices, co
     constexpr const char* fn = "ishmem_int32_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5564,7 +5564,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5578,7 +5578,7 @@ size_t ishmem_int64_test_some(int64_t* ivars, size_t nelems, size_t* indices, co
     constexpr const char* fn = "ishmem_int64_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5591,7 +5591,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5605,7 +5605,7 @@ size_t ishmem_uint32_test_some(uint32_t* ivars, size_t nelems, size_t* indices, 
     constexpr const char* fn = "ishmem_uint32_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5618,7 +5618,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5632,7 +5632,7 @@ size_t ishmem_uint64_test_some(uint64_t* ivars, size_t nelems, size_t* indices, 
     constexpr const char* fn = "ishmem_uint64_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5645,7 +5645,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5659,7 +5659,7 @@ size_t ishmem_size_test_some(size_t* ivars, size_t nelems, size_t* indices, cons
     constexpr const char* fn = "ishmem_size_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5672,7 +5672,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5686,7 +5686,7 @@ size_t ishmem_ptrdiff_test_some(ptrdiff_t* ivars, size_t nelems, size_t* indices
     constexpr const char* fn = "ishmem_ptrdiff_test_some";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -5699,7 +5699,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5713,7 +5713,7 @@ int ishmem_int_test_all_vector(int* ivars, size_t nelems, const int* status, int
     constexpr const char* fn = "ishmem_int_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5726,7 +5726,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5740,7 +5740,7 @@ int ishmem_long_test_all_vector(long* ivars, size_t nelems, const int* status, i
     constexpr const char* fn = "ishmem_long_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5753,7 +5753,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5767,7 +5767,7 @@ int ishmem_longlong_test_all_vector(long long* ivars, size_t nelems, const int* 
     constexpr const char* fn = "ishmem_longlong_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5780,7 +5780,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5794,7 +5794,7 @@ int ishmem_uint_test_all_vector(unsigned int* ivars, size_t nelems, const int* s
     constexpr const char* fn = "ishmem_uint_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5807,7 +5807,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5821,7 +5821,7 @@ int ishmem_ulong_test_all_vector(unsigned long* ivars, size_t nelems, const int*
     constexpr const char* fn = "ishmem_ulong_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5834,7 +5834,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5848,7 +5848,7 @@ int ishmem_ulonglong_test_all_vector(unsigned long long* ivars, size_t nelems, c
     constexpr const char* fn = "ishmem_ulonglong_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5861,7 +5861,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5875,7 +5875,7 @@ int ishmem_int32_test_all_vector(int32_t* ivars, size_t nelems, const int* statu
     constexpr const char* fn = "ishmem_int32_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5888,7 +5888,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5902,7 +5902,7 @@ int ishmem_int64_test_all_vector(int64_t* ivars, size_t nelems, const int* statu
     constexpr const char* fn = "ishmem_int64_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5915,7 +5915,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5929,7 +5929,7 @@ int ishmem_uint32_test_all_vector(uint32_t* ivars, size_t nelems, const int* sta
     constexpr const char* fn = "ishmem_uint32_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5942,7 +5942,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5956,7 +5956,7 @@ int ishmem_uint64_test_all_vector(uint64_t* ivars, size_t nelems, const int* sta
     constexpr const char* fn = "ishmem_uint64_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5969,7 +5969,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5983,7 +5983,7 @@ int ishmem_size_test_all_vector(size_t* ivars, size_t nelems, const int* status,
     constexpr const char* fn = "ishmem_size_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5996,7 +5996,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6010,7 +6010,7 @@ int ishmem_ptrdiff_test_all_vector(ptrdiff_t* ivars, size_t nelems, const int* s
     constexpr const char* fn = "ishmem_ptrdiff_test_all_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6023,7 +6023,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6037,7 +6037,7 @@ size_t ishmem_int_test_any_vector(int* ivars, size_t nelems, const int* status, 
     constexpr const char* fn = "ishmem_int_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6050,7 +6050,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6064,7 +6064,7 @@ size_t ishmem_long_test_any_vector(long* ivars, size_t nelems, const int* status
     constexpr const char* fn = "ishmem_long_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6077,7 +6077,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6091,7 +6091,7 @@ size_t ishmem_longlong_test_any_vector(long long* ivars, size_t nelems, const in
     constexpr const char* fn = "ishmem_longlong_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6104,7 +6104,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6118,7 +6118,7 @@ size_t ishmem_uint_test_any_vector(unsigned int* ivars, size_t nelems, const int
     constexpr const char* fn = "ishmem_uint_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6131,7 +6131,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6145,7 +6145,7 @@ size_t ishmem_ulong_test_any_vector(unsigned long* ivars, size_t nelems, const i
     constexpr const char* fn = "ishmem_ulong_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6158,7 +6158,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6172,7 +6172,7 @@ size_t ishmem_ulonglong_test_any_vector(unsigned long long* ivars, size_t nelems
     constexpr const char* fn = "ishmem_ulonglong_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6185,7 +6185,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6199,7 +6199,7 @@ size_t ishmem_int32_test_any_vector(int32_t* ivars, size_t nelems, const int* st
     constexpr const char* fn = "ishmem_int32_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6212,7 +6212,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6226,7 +6226,7 @@ size_t ishmem_int64_test_any_vector(int64_t* ivars, size_t nelems, const int* st
     constexpr const char* fn = "ishmem_int64_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6239,7 +6239,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6253,7 +6253,7 @@ size_t ishmem_uint32_test_any_vector(uint32_t* ivars, size_t nelems, const int* 
     constexpr const char* fn = "ishmem_uint32_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6266,7 +6266,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6280,7 +6280,7 @@ size_t ishmem_uint64_test_any_vector(uint64_t* ivars, size_t nelems, const int* 
     constexpr const char* fn = "ishmem_uint64_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6293,7 +6293,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6307,7 +6307,7 @@ size_t ishmem_size_test_any_vector(size_t* ivars, size_t nelems, const int* stat
     constexpr const char* fn = "ishmem_size_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6320,7 +6320,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6334,7 +6334,7 @@ size_t ishmem_ptrdiff_test_any_vector(ptrdiff_t* ivars, size_t nelems, const int
     constexpr const char* fn = "ishmem_ptrdiff_test_any_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6347,7 +6347,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6362,7 +6362,7 @@ size_t ishmem_int_test_some_vector(int* ivars, size_t nelems, size_t* indices, c
     constexpr const char* fn = "ishmem_int_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6376,7 +6376,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6391,7 +6391,7 @@ size_t ishmem_long_test_some_vector(long* ivars, size_t nelems, size_t* indices,
     constexpr const char* fn = "ishmem_long_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6405,7 +6405,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6420,7 +6420,7 @@ size_t ishmem_longlong_test_some_vector(long long* ivars, size_t nelems, size_t*
     constexpr const char* fn = "ishmem_longlong_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6434,7 +6434,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6449,7 +6449,7 @@ size_t ishmem_uint_test_some_vector(unsigned int* ivars, size_t nelems, size_t* 
     constexpr const char* fn = "ishmem_uint_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6463,7 +6463,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6478,7 +6478,7 @@ size_t ishmem_ulong_test_some_vector(unsigned long* ivars, size_t nelems, size_t
     constexpr const char* fn = "ishmem_ulong_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6492,7 +6492,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6507,7 +6507,7 @@ size_t ishmem_ulonglong_test_some_vector(unsigned long long* ivars, size_t nelem
     constexpr const char* fn = "ishmem_ulonglong_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6521,7 +6521,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6536,7 +6536,7 @@ size_t ishmem_int32_test_some_vector(int32_t* ivars, size_t nelems, size_t* indi
     constexpr const char* fn = "ishmem_int32_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6550,7 +6550,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6565,7 +6565,7 @@ size_t ishmem_int64_test_some_vector(int64_t* ivars, size_t nelems, size_t* indi
     constexpr const char* fn = "ishmem_int64_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6579,7 +6579,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6594,7 +6594,7 @@ size_t ishmem_uint32_test_some_vector(uint32_t* ivars, size_t nelems, size_t* in
     constexpr const char* fn = "ishmem_uint32_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6608,7 +6608,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6623,7 +6623,7 @@ size_t ishmem_uint64_test_some_vector(uint64_t* ivars, size_t nelems, size_t* in
     constexpr const char* fn = "ishmem_uint64_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6637,7 +6637,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6652,7 +6652,7 @@ size_t ishmem_size_test_some_vector(size_t* ivars, size_t nelems, size_t* indice
     constexpr const char* fn = "ishmem_size_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6666,7 +6666,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6681,7 +6681,7 @@ size_t ishmem_ptrdiff_test_some_vector(ptrdiff_t* ivars, size_t nelems, size_t* 
     constexpr const char* fn = "ishmem_ptrdiff_test_some_vector";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
-    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivars", ivars, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
@@ -6694,7 +6694,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint64_t ishmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
     constexpr const char* fn = "ishmem_signal_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::signal_wait_until(sig_addr, cmp, cmp_value);
@@ -6706,7 +6706,7 @@ uint64_t ishmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_valu
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_signal_wait_until(sig_addr, cmp, cmp_value);
     constexpr const char* fn = "ishmem_signal_wait_until";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::signal_wait_until(sig_addr, cmp, cmp_value);
@@ -6717,7 +6717,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_signal_wait_until_on_queue(uint64_t* sig_addr, int cmp, uint64_t cmp_value, uint64_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_signal_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -6730,7 +6730,7 @@ ishmem::event ishmemx_signal_wait_until_on_queue(uint64_t* sig_addr, int cmp, ui
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_signal_wait_until_on_queue(sig_addr, cmp, cmp_value, ret, q, deps);
     constexpr const char* fn = "ishmemx_signal_wait_until_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -6742,7 +6742,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_int_wait(int* ivar, int cmp_value) {
     constexpr const char* fn = "ishmemx_int_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::impl::wait<int>(ivar, cmp_value);
 }
@@ -6753,7 +6753,7 @@ void ishmemx_int_wait(int* ivar, int cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int_wait(ivar, cmp_value);
     constexpr const char* fn = "ishmemx_int_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::impl::wait<int>(ivar, cmp_value);
 }
@@ -6763,7 +6763,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int_wait_on_queue(int* ivar, int cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<int>(ivar, cmp_value); });
 }
@@ -6774,7 +6774,7 @@ ishmem::event ishmemx_int_wait_on_queue(int* ivar, int cmp_value, ishmem::queue&
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int_wait_on_queue(ivar, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_int_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<int>(ivar, cmp_value); });
 }
@@ -6784,7 +6784,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_long_wait(long* ivar, long cmp_value) {
     constexpr const char* fn = "ishmemx_long_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::impl::wait<long>(ivar, cmp_value);
 }
@@ -6795,7 +6795,7 @@ void ishmemx_long_wait(long* ivar, long cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_long_wait(ivar, cmp_value);
     constexpr const char* fn = "ishmemx_long_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::impl::wait<long>(ivar, cmp_value);
 }
@@ -6805,7 +6805,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_long_wait_on_queue(long* ivar, long cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_long_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<long>(ivar, cmp_value); });
 }
@@ -6816,7 +6816,7 @@ ishmem::event ishmemx_long_wait_on_queue(long* ivar, long cmp_value, ishmem::que
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_long_wait_on_queue(ivar, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_long_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<long>(ivar, cmp_value); });
 }
@@ -6826,7 +6826,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_longlong_wait(long long* ivar, long long cmp_value) {
     constexpr const char* fn = "ishmemx_longlong_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::impl::wait<long long>(ivar, cmp_value);
 }
@@ -6837,7 +6837,7 @@ void ishmemx_longlong_wait(long long* ivar, long long cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_longlong_wait(ivar, cmp_value);
     constexpr const char* fn = "ishmemx_longlong_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::impl::wait<long long>(ivar, cmp_value);
 }
@@ -6847,7 +6847,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_longlong_wait_on_queue(long long* ivar, long long cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_longlong_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<long long>(ivar, cmp_value); });
 }
@@ -6858,7 +6858,7 @@ ishmem::event ishmemx_longlong_wait_on_queue(long long* ivar, long long cmp_valu
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_longlong_wait_on_queue(ivar, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_longlong_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<long long>(ivar, cmp_value); });
 }
@@ -6868,7 +6868,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_uint_wait(unsigned int* ivar, unsigned int cmp_value) {
     constexpr const char* fn = "ishmemx_uint_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::impl::wait<unsigned int>(ivar, cmp_value);
 }
@@ -6879,7 +6879,7 @@ void ishmemx_uint_wait(unsigned int* ivar, unsigned int cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint_wait(ivar, cmp_value);
     constexpr const char* fn = "ishmemx_uint_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::impl::wait<unsigned int>(ivar, cmp_value);
 }
@@ -6889,7 +6889,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint_wait_on_queue(unsigned int* ivar, unsigned int cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<unsigned int>(ivar, cmp_value); });
 }
@@ -6900,7 +6900,7 @@ ishmem::event ishmemx_uint_wait_on_queue(unsigned int* ivar, unsigned int cmp_va
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint_wait_on_queue(ivar, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_uint_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<unsigned int>(ivar, cmp_value); });
 }
@@ -6910,7 +6910,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_ulong_wait(unsigned long* ivar, unsigned long cmp_value) {
     constexpr const char* fn = "ishmemx_ulong_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::impl::wait<unsigned long>(ivar, cmp_value);
 }
@@ -6921,7 +6921,7 @@ void ishmemx_ulong_wait(unsigned long* ivar, unsigned long cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulong_wait(ivar, cmp_value);
     constexpr const char* fn = "ishmemx_ulong_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::impl::wait<unsigned long>(ivar, cmp_value);
 }
@@ -6931,7 +6931,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ulong_wait_on_queue(unsigned long* ivar, unsigned long cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ulong_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<unsigned long>(ivar, cmp_value); });
 }
@@ -6942,7 +6942,7 @@ ishmem::event ishmemx_ulong_wait_on_queue(unsigned long* ivar, unsigned long cmp
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulong_wait_on_queue(ivar, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_ulong_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<unsigned long>(ivar, cmp_value); });
 }
@@ -6952,7 +6952,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_ulonglong_wait(unsigned long long* ivar, unsigned long long cmp_value) {
     constexpr const char* fn = "ishmemx_ulonglong_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::impl::wait<unsigned long long>(ivar, cmp_value);
 }
@@ -6963,7 +6963,7 @@ void ishmemx_ulonglong_wait(unsigned long long* ivar, unsigned long long cmp_val
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulonglong_wait(ivar, cmp_value);
     constexpr const char* fn = "ishmemx_ulonglong_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::impl::wait<unsigned long long>(ivar, cmp_value);
 }
@@ -6973,7 +6973,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ulonglong_wait_on_queue(unsigned long long* ivar, unsigned long long cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ulonglong_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<unsigned long long>(ivar, cmp_value); });
 }
@@ -6984,7 +6984,7 @@ ishmem::event ishmemx_ulonglong_wait_on_queue(unsigned long long* ivar, unsigned
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulonglong_wait_on_queue(ivar, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_ulonglong_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<unsigned long long>(ivar, cmp_value); });
 }
@@ -6994,7 +6994,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_int32_wait(int32_t* ivar, int32_t cmp_value) {
     constexpr const char* fn = "ishmemx_int32_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::impl::wait<int32_t>(ivar, cmp_value);
 }
@@ -7005,7 +7005,7 @@ void ishmemx_int32_wait(int32_t* ivar, int32_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int32_wait(ivar, cmp_value);
     constexpr const char* fn = "ishmemx_int32_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::impl::wait<int32_t>(ivar, cmp_value);
 }
@@ -7015,7 +7015,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int32_wait_on_queue(int32_t* ivar, int32_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int32_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<int32_t>(ivar, cmp_value); });
 }
@@ -7026,7 +7026,7 @@ ishmem::event ishmemx_int32_wait_on_queue(int32_t* ivar, int32_t cmp_value, ishm
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int32_wait_on_queue(ivar, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_int32_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<int32_t>(ivar, cmp_value); });
 }
@@ -7036,7 +7036,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_int64_wait(int64_t* ivar, int64_t cmp_value) {
     constexpr const char* fn = "ishmemx_int64_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::impl::wait<int64_t>(ivar, cmp_value);
 }
@@ -7047,7 +7047,7 @@ void ishmemx_int64_wait(int64_t* ivar, int64_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int64_wait(ivar, cmp_value);
     constexpr const char* fn = "ishmemx_int64_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::impl::wait<int64_t>(ivar, cmp_value);
 }
@@ -7057,7 +7057,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int64_wait_on_queue(int64_t* ivar, int64_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int64_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<int64_t>(ivar, cmp_value); });
 }
@@ -7068,7 +7068,7 @@ ishmem::event ishmemx_int64_wait_on_queue(int64_t* ivar, int64_t cmp_value, ishm
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int64_wait_on_queue(ivar, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_int64_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<int64_t>(ivar, cmp_value); });
 }
@@ -7078,7 +7078,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_uint32_wait(uint32_t* ivar, uint32_t cmp_value) {
     constexpr const char* fn = "ishmemx_uint32_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::impl::wait<uint32_t>(ivar, cmp_value);
 }
@@ -7089,7 +7089,7 @@ void ishmemx_uint32_wait(uint32_t* ivar, uint32_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint32_wait(ivar, cmp_value);
     constexpr const char* fn = "ishmemx_uint32_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::impl::wait<uint32_t>(ivar, cmp_value);
 }
@@ -7099,7 +7099,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint32_wait_on_queue(uint32_t* ivar, uint32_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint32_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<uint32_t>(ivar, cmp_value); });
 }
@@ -7110,7 +7110,7 @@ ishmem::event ishmemx_uint32_wait_on_queue(uint32_t* ivar, uint32_t cmp_value, i
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint32_wait_on_queue(ivar, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_uint32_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<uint32_t>(ivar, cmp_value); });
 }
@@ -7120,7 +7120,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_uint64_wait(uint64_t* ivar, uint64_t cmp_value) {
     constexpr const char* fn = "ishmemx_uint64_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::impl::wait<uint64_t>(ivar, cmp_value);
 }
@@ -7131,7 +7131,7 @@ void ishmemx_uint64_wait(uint64_t* ivar, uint64_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint64_wait(ivar, cmp_value);
     constexpr const char* fn = "ishmemx_uint64_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::impl::wait<uint64_t>(ivar, cmp_value);
 }
@@ -7141,7 +7141,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint64_wait_on_queue(uint64_t* ivar, uint64_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint64_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<uint64_t>(ivar, cmp_value); });
 }
@@ -7152,7 +7152,7 @@ ishmem::event ishmemx_uint64_wait_on_queue(uint64_t* ivar, uint64_t cmp_value, i
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint64_wait_on_queue(ivar, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_uint64_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<uint64_t>(ivar, cmp_value); });
 }
@@ -7162,7 +7162,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_size_wait(size_t* ivar, size_t cmp_value) {
     constexpr const char* fn = "ishmemx_size_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::impl::wait<size_t>(ivar, cmp_value);
 }
@@ -7173,7 +7173,7 @@ void ishmemx_size_wait(size_t* ivar, size_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_size_wait(ivar, cmp_value);
     constexpr const char* fn = "ishmemx_size_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::impl::wait<size_t>(ivar, cmp_value);
 }
@@ -7183,7 +7183,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_size_wait_on_queue(size_t* ivar, size_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_size_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<size_t>(ivar, cmp_value); });
 }
@@ -7194,7 +7194,7 @@ ishmem::event ishmemx_size_wait_on_queue(size_t* ivar, size_t cmp_value, ishmem:
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_size_wait_on_queue(ivar, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_size_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<size_t>(ivar, cmp_value); });
 }
@@ -7204,7 +7204,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_ptrdiff_wait(ptrdiff_t* ivar, ptrdiff_t cmp_value) {
     constexpr const char* fn = "ishmemx_ptrdiff_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::impl::wait<ptrdiff_t>(ivar, cmp_value);
 }
@@ -7215,7 +7215,7 @@ void ishmemx_ptrdiff_wait(ptrdiff_t* ivar, ptrdiff_t cmp_value) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ptrdiff_wait(ivar, cmp_value);
     constexpr const char* fn = "ishmemx_ptrdiff_wait";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::impl::wait<ptrdiff_t>(ivar, cmp_value);
 }
@@ -7225,7 +7225,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ptrdiff_wait_on_queue(ptrdiff_t* ivar, ptrdiff_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ptrdiff_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<ptrdiff_t>(ivar, cmp_value); });
 }
@@ -7236,7 +7236,7 @@ ishmem::event ishmemx_ptrdiff_wait_on_queue(ptrdiff_t* ivar, ptrdiff_t cmp_value
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ptrdiff_wait_on_queue(ivar, cmp_value, q, deps);
     constexpr const char* fn = "ishmemx_ptrdiff_wait_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "ivar", ivar, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<ptrdiff_t>(ivar, cmp_value); });
 }

@@ -10,7 +10,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_float_put(float* dest, const float* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_float_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<float>(dest, source, nelems, pe);
@@ -22,7 +22,7 @@ void ishmem_float_put(float* dest, const float* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_float_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_float_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<float>(dest, source, nelems, pe);
@@ -33,7 +33,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_float_put_on_queue(float* dest, const float* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_float_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<float>(q, deps, dest, source, nelems, pe);
@@ -45,7 +45,7 @@ ishmem::event ishmemx_float_put_on_queue(float* dest, const float* source, size_
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_float_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_float_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<float>(q, deps, dest, source, nelems, pe);
@@ -56,7 +56,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_double_put(double* dest, const double* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_double_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<double>(dest, source, nelems, pe);
@@ -68,7 +68,7 @@ void ishmem_double_put(double* dest, const double* source, size_t nelems, int pe
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_double_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_double_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<double>(dest, source, nelems, pe);
@@ -79,7 +79,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_double_put_on_queue(double* dest, const double* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_double_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<double>(q, deps, dest, source, nelems, pe);
@@ -91,7 +91,7 @@ ishmem::event ishmemx_double_put_on_queue(double* dest, const double* source, si
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_double_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_double_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<double>(q, deps, dest, source, nelems, pe);
@@ -102,7 +102,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_char_put(char* dest, const char* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_char_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<char>(dest, source, nelems, pe);
@@ -114,7 +114,7 @@ void ishmem_char_put(char* dest, const char* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_char_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_char_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<char>(dest, source, nelems, pe);
@@ -125,7 +125,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_char_put_on_queue(char* dest, const char* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_char_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<char>(q, deps, dest, source, nelems, pe);
@@ -137,7 +137,7 @@ ishmem::event ishmemx_char_put_on_queue(char* dest, const char* source, size_t n
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_char_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_char_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<char>(q, deps, dest, source, nelems, pe);
@@ -148,7 +148,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_schar_put(signed char* dest, const signed char* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_schar_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<signed char>(dest, source, nelems, pe);
@@ -160,7 +160,7 @@ void ishmem_schar_put(signed char* dest, const signed char* source, size_t nelem
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_schar_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_schar_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<signed char>(dest, source, nelems, pe);
@@ -171,7 +171,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_schar_put_on_queue(signed char* dest, const signed char* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_schar_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<signed char>(q, deps, dest, source, nelems, pe);
@@ -183,7 +183,7 @@ ishmem::event ishmemx_schar_put_on_queue(signed char* dest, const signed char* s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_schar_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_schar_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<signed char>(q, deps, dest, source, nelems, pe);
@@ -194,7 +194,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_short_put(short* dest, const short* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_short_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<short>(dest, source, nelems, pe);
@@ -206,7 +206,7 @@ void ishmem_short_put(short* dest, const short* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_short_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_short_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<short>(dest, source, nelems, pe);
@@ -217,7 +217,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_short_put_on_queue(short* dest, const short* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_short_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<short>(q, deps, dest, source, nelems, pe);
@@ -229,7 +229,7 @@ ishmem::event ishmemx_short_put_on_queue(short* dest, const short* source, size_
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_short_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_short_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<short>(q, deps, dest, source, nelems, pe);
@@ -240,7 +240,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int_put(int* dest, const int* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_int_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<int>(dest, source, nelems, pe);
@@ -252,7 +252,7 @@ void ishmem_int_put(int* dest, const int* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_int_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<int>(dest, source, nelems, pe);
@@ -263,7 +263,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int_put_on_queue(int* dest, const int* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<int>(q, deps, dest, source, nelems, pe);
@@ -275,7 +275,7 @@ ishmem::event ishmemx_int_put_on_queue(int* dest, const int* source, size_t nele
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_int_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<int>(q, deps, dest, source, nelems, pe);
@@ -286,7 +286,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_long_put(long* dest, const long* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_long_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<long>(dest, source, nelems, pe);
@@ -298,7 +298,7 @@ void ishmem_long_put(long* dest, const long* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_long_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_long_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<long>(dest, source, nelems, pe);
@@ -309,7 +309,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_long_put_on_queue(long* dest, const long* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_long_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<long>(q, deps, dest, source, nelems, pe);
@@ -321,7 +321,7 @@ ishmem::event ishmemx_long_put_on_queue(long* dest, const long* source, size_t n
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_long_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_long_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<long>(q, deps, dest, source, nelems, pe);
@@ -332,7 +332,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_longlong_put(long long* dest, const long long* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_longlong_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<long long>(dest, source, nelems, pe);
@@ -344,7 +344,7 @@ void ishmem_longlong_put(long long* dest, const long long* source, size_t nelems
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_longlong_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_longlong_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<long long>(dest, source, nelems, pe);
@@ -355,7 +355,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_longlong_put_on_queue(long long* dest, const long long* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_longlong_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<long long>(q, deps, dest, source, nelems, pe);
@@ -367,7 +367,7 @@ ishmem::event ishmemx_longlong_put_on_queue(long long* dest, const long long* so
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_longlong_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_longlong_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<long long>(q, deps, dest, source, nelems, pe);
@@ -378,7 +378,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uchar_put(unsigned char* dest, const unsigned char* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uchar_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<unsigned char>(dest, source, nelems, pe);
@@ -390,7 +390,7 @@ void ishmem_uchar_put(unsigned char* dest, const unsigned char* source, size_t n
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uchar_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_uchar_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<unsigned char>(dest, source, nelems, pe);
@@ -401,7 +401,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uchar_put_on_queue(unsigned char* dest, const unsigned char* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uchar_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<unsigned char>(q, deps, dest, source, nelems, pe);
@@ -413,7 +413,7 @@ ishmem::event ishmemx_uchar_put_on_queue(unsigned char* dest, const unsigned cha
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uchar_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uchar_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<unsigned char>(q, deps, dest, source, nelems, pe);
@@ -424,7 +424,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ushort_put(unsigned short* dest, const unsigned short* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_ushort_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<unsigned short>(dest, source, nelems, pe);
@@ -436,7 +436,7 @@ void ishmem_ushort_put(unsigned short* dest, const unsigned short* source, size_
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ushort_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_ushort_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<unsigned short>(dest, source, nelems, pe);
@@ -447,7 +447,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ushort_put_on_queue(unsigned short* dest, const unsigned short* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ushort_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<unsigned short>(q, deps, dest, source, nelems, pe);
@@ -459,7 +459,7 @@ ishmem::event ishmemx_ushort_put_on_queue(unsigned short* dest, const unsigned s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ushort_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_ushort_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<unsigned short>(q, deps, dest, source, nelems, pe);
@@ -470,7 +470,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint_put(unsigned int* dest, const unsigned int* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uint_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<unsigned int>(dest, source, nelems, pe);
@@ -482,7 +482,7 @@ void ishmem_uint_put(unsigned int* dest, const unsigned int* source, size_t nele
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_uint_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<unsigned int>(dest, source, nelems, pe);
@@ -493,7 +493,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint_put_on_queue(unsigned int* dest, const unsigned int* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<unsigned int>(q, deps, dest, source, nelems, pe);
@@ -505,7 +505,7 @@ ishmem::event ishmemx_uint_put_on_queue(unsigned int* dest, const unsigned int* 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<unsigned int>(q, deps, dest, source, nelems, pe);
@@ -516,7 +516,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulong_put(unsigned long* dest, const unsigned long* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_ulong_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<unsigned long>(dest, source, nelems, pe);
@@ -528,7 +528,7 @@ void ishmem_ulong_put(unsigned long* dest, const unsigned long* source, size_t n
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_ulong_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<unsigned long>(dest, source, nelems, pe);
@@ -539,7 +539,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ulong_put_on_queue(unsigned long* dest, const unsigned long* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ulong_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<unsigned long>(q, deps, dest, source, nelems, pe);
@@ -551,7 +551,7 @@ ishmem::event ishmemx_ulong_put_on_queue(unsigned long* dest, const unsigned lon
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulong_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_ulong_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<unsigned long>(q, deps, dest, source, nelems, pe);
@@ -562,7 +562,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulonglong_put(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<unsigned long long>(dest, source, nelems, pe);
@@ -574,7 +574,7 @@ void ishmem_ulonglong_put(unsigned long long* dest, const unsigned long long* so
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_ulonglong_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<unsigned long long>(dest, source, nelems, pe);
@@ -585,7 +585,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ulonglong_put_on_queue(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ulonglong_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<unsigned long long>(q, deps, dest, source, nelems, pe);
@@ -597,7 +597,7 @@ ishmem::event ishmemx_ulonglong_put_on_queue(unsigned long long* dest, const uns
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulonglong_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_ulonglong_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<unsigned long long>(q, deps, dest, source, nelems, pe);
@@ -608,7 +608,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int8_put(int8_t* dest, const int8_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_int8_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<int8_t>(dest, source, nelems, pe);
@@ -620,7 +620,7 @@ void ishmem_int8_put(int8_t* dest, const int8_t* source, size_t nelems, int pe) 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int8_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_int8_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<int8_t>(dest, source, nelems, pe);
@@ -631,7 +631,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int8_put_on_queue(int8_t* dest, const int8_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int8_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<int8_t>(q, deps, dest, source, nelems, pe);
@@ -643,7 +643,7 @@ ishmem::event ishmemx_int8_put_on_queue(int8_t* dest, const int8_t* source, size
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int8_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_int8_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<int8_t>(q, deps, dest, source, nelems, pe);
@@ -654,7 +654,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int16_put(int16_t* dest, const int16_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_int16_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<int16_t>(dest, source, nelems, pe);
@@ -666,7 +666,7 @@ void ishmem_int16_put(int16_t* dest, const int16_t* source, size_t nelems, int p
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int16_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_int16_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<int16_t>(dest, source, nelems, pe);
@@ -677,7 +677,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int16_put_on_queue(int16_t* dest, const int16_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int16_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<int16_t>(q, deps, dest, source, nelems, pe);
@@ -689,7 +689,7 @@ ishmem::event ishmemx_int16_put_on_queue(int16_t* dest, const int16_t* source, s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int16_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_int16_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<int16_t>(q, deps, dest, source, nelems, pe);
@@ -700,7 +700,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int32_put(int32_t* dest, const int32_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_int32_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<int32_t>(dest, source, nelems, pe);
@@ -712,7 +712,7 @@ void ishmem_int32_put(int32_t* dest, const int32_t* source, size_t nelems, int p
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_int32_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<int32_t>(dest, source, nelems, pe);
@@ -723,7 +723,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int32_put_on_queue(int32_t* dest, const int32_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int32_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<int32_t>(q, deps, dest, source, nelems, pe);
@@ -735,7 +735,7 @@ ishmem::event ishmemx_int32_put_on_queue(int32_t* dest, const int32_t* source, s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int32_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_int32_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<int32_t>(q, deps, dest, source, nelems, pe);
@@ -746,7 +746,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int64_put(int64_t* dest, const int64_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_int64_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<int64_t>(dest, source, nelems, pe);
@@ -758,7 +758,7 @@ void ishmem_int64_put(int64_t* dest, const int64_t* source, size_t nelems, int p
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_int64_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<int64_t>(dest, source, nelems, pe);
@@ -769,7 +769,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int64_put_on_queue(int64_t* dest, const int64_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int64_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<int64_t>(q, deps, dest, source, nelems, pe);
@@ -781,7 +781,7 @@ ishmem::event ishmemx_int64_put_on_queue(int64_t* dest, const int64_t* source, s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int64_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_int64_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<int64_t>(q, deps, dest, source, nelems, pe);
@@ -792,7 +792,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint8_put(uint8_t* dest, const uint8_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uint8_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<uint8_t>(dest, source, nelems, pe);
@@ -804,7 +804,7 @@ void ishmem_uint8_put(uint8_t* dest, const uint8_t* source, size_t nelems, int p
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint8_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_uint8_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<uint8_t>(dest, source, nelems, pe);
@@ -815,7 +815,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint8_put_on_queue(uint8_t* dest, const uint8_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint8_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<uint8_t>(q, deps, dest, source, nelems, pe);
@@ -827,7 +827,7 @@ ishmem::event ishmemx_uint8_put_on_queue(uint8_t* dest, const uint8_t* source, s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint8_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint8_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<uint8_t>(q, deps, dest, source, nelems, pe);
@@ -838,7 +838,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint16_put(uint16_t* dest, const uint16_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uint16_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<uint16_t>(dest, source, nelems, pe);
@@ -850,7 +850,7 @@ void ishmem_uint16_put(uint16_t* dest, const uint16_t* source, size_t nelems, in
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint16_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_uint16_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<uint16_t>(dest, source, nelems, pe);
@@ -861,7 +861,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint16_put_on_queue(uint16_t* dest, const uint16_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint16_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<uint16_t>(q, deps, dest, source, nelems, pe);
@@ -873,7 +873,7 @@ ishmem::event ishmemx_uint16_put_on_queue(uint16_t* dest, const uint16_t* source
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint16_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint16_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<uint16_t>(q, deps, dest, source, nelems, pe);
@@ -884,7 +884,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint32_put(uint32_t* dest, const uint32_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uint32_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<uint32_t>(dest, source, nelems, pe);
@@ -896,7 +896,7 @@ void ishmem_uint32_put(uint32_t* dest, const uint32_t* source, size_t nelems, in
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_uint32_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<uint32_t>(dest, source, nelems, pe);
@@ -907,7 +907,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint32_put_on_queue(uint32_t* dest, const uint32_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint32_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<uint32_t>(q, deps, dest, source, nelems, pe);
@@ -919,7 +919,7 @@ ishmem::event ishmemx_uint32_put_on_queue(uint32_t* dest, const uint32_t* source
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint32_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint32_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<uint32_t>(q, deps, dest, source, nelems, pe);
@@ -930,7 +930,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint64_put(uint64_t* dest, const uint64_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uint64_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<uint64_t>(dest, source, nelems, pe);
@@ -942,7 +942,7 @@ void ishmem_uint64_put(uint64_t* dest, const uint64_t* source, size_t nelems, in
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_uint64_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<uint64_t>(dest, source, nelems, pe);
@@ -953,7 +953,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint64_put_on_queue(uint64_t* dest, const uint64_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint64_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<uint64_t>(q, deps, dest, source, nelems, pe);
@@ -965,7 +965,7 @@ ishmem::event ishmemx_uint64_put_on_queue(uint64_t* dest, const uint64_t* source
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint64_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint64_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<uint64_t>(q, deps, dest, source, nelems, pe);
@@ -976,7 +976,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_size_put(size_t* dest, const size_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_size_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<size_t>(dest, source, nelems, pe);
@@ -988,7 +988,7 @@ void ishmem_size_put(size_t* dest, const size_t* source, size_t nelems, int pe) 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_size_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_size_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<size_t>(dest, source, nelems, pe);
@@ -999,7 +999,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_size_put_on_queue(size_t* dest, const size_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_size_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<size_t>(q, deps, dest, source, nelems, pe);
@@ -1011,7 +1011,7 @@ ishmem::event ishmemx_size_put_on_queue(size_t* dest, const size_t* source, size
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_size_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_size_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<size_t>(q, deps, dest, source, nelems, pe);
@@ -1022,7 +1022,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ptrdiff_put(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<ptrdiff_t>(dest, source, nelems, pe);
@@ -1034,7 +1034,7 @@ void ishmem_ptrdiff_put(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ptrdiff_put(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_ptrdiff_put";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<ptrdiff_t>(dest, source, nelems, pe);
@@ -1045,7 +1045,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ptrdiff_put_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ptrdiff_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<ptrdiff_t>(q, deps, dest, source, nelems, pe);
@@ -1057,7 +1057,7 @@ ishmem::event ishmemx_ptrdiff_put_on_queue(ptrdiff_t* dest, const ptrdiff_t* sou
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ptrdiff_put_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_ptrdiff_put_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<ptrdiff_t>(q, deps, dest, source, nelems, pe);
@@ -1068,7 +1068,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put8(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_put8";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
@@ -1080,7 +1080,7 @@ void ishmem_put8(void* dest, const void* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put8(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_put8";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
@@ -1091,7 +1091,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put8_on_queue(void* dest, const void* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put8_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<ishmemi::sized_t<8>>(q, deps, static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
@@ -1103,7 +1103,7 @@ ishmem::event ishmemx_put8_on_queue(void* dest, const void* source, size_t nelem
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put8_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_put8_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<ishmemi::sized_t<8>>(q, deps, static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
@@ -1114,7 +1114,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put16(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_put16";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
@@ -1126,7 +1126,7 @@ void ishmem_put16(void* dest, const void* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put16(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_put16";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
@@ -1137,7 +1137,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put16_on_queue(void* dest, const void* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put16_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<ishmemi::sized_t<16>>(q, deps, static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
@@ -1149,7 +1149,7 @@ ishmem::event ishmemx_put16_on_queue(void* dest, const void* source, size_t nele
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put16_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_put16_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<ishmemi::sized_t<16>>(q, deps, static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
@@ -1160,7 +1160,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put32(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_put32";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
@@ -1172,7 +1172,7 @@ void ishmem_put32(void* dest, const void* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put32(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_put32";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
@@ -1183,7 +1183,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put32_on_queue(void* dest, const void* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put32_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<ishmemi::sized_t<32>>(q, deps, static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
@@ -1195,7 +1195,7 @@ ishmem::event ishmemx_put32_on_queue(void* dest, const void* source, size_t nele
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put32_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_put32_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<ishmemi::sized_t<32>>(q, deps, static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
@@ -1206,7 +1206,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put64(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_put64";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
@@ -1218,7 +1218,7 @@ void ishmem_put64(void* dest, const void* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put64(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_put64";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
@@ -1229,7 +1229,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put64_on_queue(void* dest, const void* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put64_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<ishmemi::sized_t<64>>(q, deps, static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
@@ -1241,7 +1241,7 @@ ishmem::event ishmemx_put64_on_queue(void* dest, const void* source, size_t nele
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put64_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_put64_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<ishmemi::sized_t<64>>(q, deps, static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
@@ -1252,7 +1252,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put128(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_put128";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
@@ -1264,7 +1264,7 @@ void ishmem_put128(void* dest, const void* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put128(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_put128";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
@@ -1275,7 +1275,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put128_on_queue(void* dest, const void* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put128_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<ishmemi::sized_t<128>>(q, deps, static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
@@ -1287,7 +1287,7 @@ ishmem::event ishmemx_put128_on_queue(void* dest, const void* source, size_t nel
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put128_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_put128_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<ishmemi::sized_t<128>>(q, deps, static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
@@ -1298,7 +1298,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_putmem(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_putmem";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
@@ -1310,7 +1310,7 @@ void ishmem_putmem(void* dest, const void* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_putmem(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_putmem";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
@@ -1321,7 +1321,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_putmem_on_queue(void* dest, const void* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_putmem_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<uint8_t>(q, deps, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
@@ -1333,7 +1333,7 @@ ishmem::event ishmemx_putmem_on_queue(void* dest, const void* source, size_t nel
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_putmem_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_putmem_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_on_queue<uint8_t>(q, deps, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
@@ -1345,7 +1345,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_float_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<float>(dest, source, nelems, pe);
 }
@@ -1357,7 +1357,7 @@ void ishmem_float_get(float* dest, const float* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_float_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<float>(dest, source, nelems, pe);
 }
@@ -1368,7 +1368,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_float_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<float>(q, deps, dest, source, nelems, pe);
 }
@@ -1380,7 +1380,7 @@ ishmem::event ishmemx_float_get_on_queue(float* dest, const float* source, size_
     constexpr const char* fn = "ishmemx_float_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<float>(q, deps, dest, source, nelems, pe);
 }
@@ -1391,7 +1391,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_double_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<double>(dest, source, nelems, pe);
 }
@@ -1403,7 +1403,7 @@ void ishmem_double_get(double* dest, const double* source, size_t nelems, int pe
     constexpr const char* fn = "ishmem_double_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<double>(dest, source, nelems, pe);
 }
@@ -1414,7 +1414,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_double_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<double>(q, deps, dest, source, nelems, pe);
 }
@@ -1426,7 +1426,7 @@ ishmem::event ishmemx_double_get_on_queue(double* dest, const double* source, si
     constexpr const char* fn = "ishmemx_double_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<double>(q, deps, dest, source, nelems, pe);
 }
@@ -1437,7 +1437,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_char_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<char>(dest, source, nelems, pe);
 }
@@ -1449,7 +1449,7 @@ void ishmem_char_get(char* dest, const char* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_char_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<char>(dest, source, nelems, pe);
 }
@@ -1460,7 +1460,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_char_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<char>(q, deps, dest, source, nelems, pe);
 }
@@ -1472,7 +1472,7 @@ ishmem::event ishmemx_char_get_on_queue(char* dest, const char* source, size_t n
     constexpr const char* fn = "ishmemx_char_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<char>(q, deps, dest, source, nelems, pe);
 }
@@ -1483,7 +1483,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_schar_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<signed char>(dest, source, nelems, pe);
 }
@@ -1495,7 +1495,7 @@ void ishmem_schar_get(signed char* dest, const signed char* source, size_t nelem
     constexpr const char* fn = "ishmem_schar_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<signed char>(dest, source, nelems, pe);
 }
@@ -1506,7 +1506,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_schar_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<signed char>(q, deps, dest, source, nelems, pe);
 }
@@ -1518,7 +1518,7 @@ ishmem::event ishmemx_schar_get_on_queue(signed char* dest, const signed char* s
     constexpr const char* fn = "ishmemx_schar_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<signed char>(q, deps, dest, source, nelems, pe);
 }
@@ -1529,7 +1529,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_short_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<short>(dest, source, nelems, pe);
 }
@@ -1541,7 +1541,7 @@ void ishmem_short_get(short* dest, const short* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_short_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<short>(dest, source, nelems, pe);
 }
@@ -1552,7 +1552,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_short_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<short>(q, deps, dest, source, nelems, pe);
 }
@@ -1564,7 +1564,7 @@ ishmem::event ishmemx_short_get_on_queue(short* dest, const short* source, size_
     constexpr const char* fn = "ishmemx_short_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<short>(q, deps, dest, source, nelems, pe);
 }
@@ -1575,7 +1575,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<int>(dest, source, nelems, pe);
 }
@@ -1587,7 +1587,7 @@ void ishmem_int_get(int* dest, const int* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_int_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<int>(dest, source, nelems, pe);
 }
@@ -1598,7 +1598,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<int>(q, deps, dest, source, nelems, pe);
 }
@@ -1610,7 +1610,7 @@ ishmem::event ishmemx_int_get_on_queue(int* dest, const int* source, size_t nele
     constexpr const char* fn = "ishmemx_int_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<int>(q, deps, dest, source, nelems, pe);
 }
@@ -1621,7 +1621,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<long>(dest, source, nelems, pe);
 }
@@ -1633,7 +1633,7 @@ void ishmem_long_get(long* dest, const long* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_long_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<long>(dest, source, nelems, pe);
 }
@@ -1644,7 +1644,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_long_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<long>(q, deps, dest, source, nelems, pe);
 }
@@ -1656,7 +1656,7 @@ ishmem::event ishmemx_long_get_on_queue(long* dest, const long* source, size_t n
     constexpr const char* fn = "ishmemx_long_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<long>(q, deps, dest, source, nelems, pe);
 }
@@ -1667,7 +1667,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<long long>(dest, source, nelems, pe);
 }
@@ -1679,7 +1679,7 @@ void ishmem_longlong_get(long long* dest, const long long* source, size_t nelems
     constexpr const char* fn = "ishmem_longlong_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<long long>(dest, source, nelems, pe);
 }
@@ -1690,7 +1690,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_longlong_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<long long>(q, deps, dest, source, nelems, pe);
 }
@@ -1702,7 +1702,7 @@ ishmem::event ishmemx_longlong_get_on_queue(long long* dest, const long long* so
     constexpr const char* fn = "ishmemx_longlong_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<long long>(q, deps, dest, source, nelems, pe);
 }
@@ -1713,7 +1713,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uchar_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<unsigned char>(dest, source, nelems, pe);
 }
@@ -1725,7 +1725,7 @@ void ishmem_uchar_get(unsigned char* dest, const unsigned char* source, size_t n
     constexpr const char* fn = "ishmem_uchar_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<unsigned char>(dest, source, nelems, pe);
 }
@@ -1736,7 +1736,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uchar_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<unsigned char>(q, deps, dest, source, nelems, pe);
 }
@@ -1748,7 +1748,7 @@ ishmem::event ishmemx_uchar_get_on_queue(unsigned char* dest, const unsigned cha
     constexpr const char* fn = "ishmemx_uchar_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<unsigned char>(q, deps, dest, source, nelems, pe);
 }
@@ -1759,7 +1759,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ushort_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<unsigned short>(dest, source, nelems, pe);
 }
@@ -1771,7 +1771,7 @@ void ishmem_ushort_get(unsigned short* dest, const unsigned short* source, size_
     constexpr const char* fn = "ishmem_ushort_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<unsigned short>(dest, source, nelems, pe);
 }
@@ -1782,7 +1782,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ushort_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<unsigned short>(q, deps, dest, source, nelems, pe);
 }
@@ -1794,7 +1794,7 @@ ishmem::event ishmemx_ushort_get_on_queue(unsigned short* dest, const unsigned s
     constexpr const char* fn = "ishmemx_ushort_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<unsigned short>(q, deps, dest, source, nelems, pe);
 }
@@ -1805,7 +1805,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<unsigned int>(dest, source, nelems, pe);
 }
@@ -1817,7 +1817,7 @@ void ishmem_uint_get(unsigned int* dest, const unsigned int* source, size_t nele
     constexpr const char* fn = "ishmem_uint_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<unsigned int>(dest, source, nelems, pe);
 }
@@ -1828,7 +1828,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<unsigned int>(q, deps, dest, source, nelems, pe);
 }
@@ -1840,7 +1840,7 @@ ishmem::event ishmemx_uint_get_on_queue(unsigned int* dest, const unsigned int* 
     constexpr const char* fn = "ishmemx_uint_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<unsigned int>(q, deps, dest, source, nelems, pe);
 }
@@ -1851,7 +1851,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<unsigned long>(dest, source, nelems, pe);
 }
@@ -1863,7 +1863,7 @@ void ishmem_ulong_get(unsigned long* dest, const unsigned long* source, size_t n
     constexpr const char* fn = "ishmem_ulong_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<unsigned long>(dest, source, nelems, pe);
 }
@@ -1874,7 +1874,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulong_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<unsigned long>(q, deps, dest, source, nelems, pe);
 }
@@ -1886,7 +1886,7 @@ ishmem::event ishmemx_ulong_get_on_queue(unsigned long* dest, const unsigned lon
     constexpr const char* fn = "ishmemx_ulong_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<unsigned long>(q, deps, dest, source, nelems, pe);
 }
@@ -1897,7 +1897,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<unsigned long long>(dest, source, nelems, pe);
 }
@@ -1909,7 +1909,7 @@ void ishmem_ulonglong_get(unsigned long long* dest, const unsigned long long* so
     constexpr const char* fn = "ishmem_ulonglong_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<unsigned long long>(dest, source, nelems, pe);
 }
@@ -1920,7 +1920,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulonglong_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<unsigned long long>(q, deps, dest, source, nelems, pe);
 }
@@ -1932,7 +1932,7 @@ ishmem::event ishmemx_ulonglong_get_on_queue(unsigned long long* dest, const uns
     constexpr const char* fn = "ishmemx_ulonglong_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<unsigned long long>(q, deps, dest, source, nelems, pe);
 }
@@ -1943,7 +1943,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int8_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<int8_t>(dest, source, nelems, pe);
 }
@@ -1955,7 +1955,7 @@ void ishmem_int8_get(int8_t* dest, const int8_t* source, size_t nelems, int pe) 
     constexpr const char* fn = "ishmem_int8_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<int8_t>(dest, source, nelems, pe);
 }
@@ -1966,7 +1966,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int8_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<int8_t>(q, deps, dest, source, nelems, pe);
 }
@@ -1978,7 +1978,7 @@ ishmem::event ishmemx_int8_get_on_queue(int8_t* dest, const int8_t* source, size
     constexpr const char* fn = "ishmemx_int8_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<int8_t>(q, deps, dest, source, nelems, pe);
 }
@@ -1989,7 +1989,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int16_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<int16_t>(dest, source, nelems, pe);
 }
@@ -2001,7 +2001,7 @@ void ishmem_int16_get(int16_t* dest, const int16_t* source, size_t nelems, int p
     constexpr const char* fn = "ishmem_int16_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<int16_t>(dest, source, nelems, pe);
 }
@@ -2012,7 +2012,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int16_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<int16_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2024,7 +2024,7 @@ ishmem::event ishmemx_int16_get_on_queue(int16_t* dest, const int16_t* source, s
     constexpr const char* fn = "ishmemx_int16_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<int16_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2035,7 +2035,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<int32_t>(dest, source, nelems, pe);
 }
@@ -2047,7 +2047,7 @@ void ishmem_int32_get(int32_t* dest, const int32_t* source, size_t nelems, int p
     constexpr const char* fn = "ishmem_int32_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<int32_t>(dest, source, nelems, pe);
 }
@@ -2058,7 +2058,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int32_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<int32_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2070,7 +2070,7 @@ ishmem::event ishmemx_int32_get_on_queue(int32_t* dest, const int32_t* source, s
     constexpr const char* fn = "ishmemx_int32_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<int32_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2081,7 +2081,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<int64_t>(dest, source, nelems, pe);
 }
@@ -2093,7 +2093,7 @@ void ishmem_int64_get(int64_t* dest, const int64_t* source, size_t nelems, int p
     constexpr const char* fn = "ishmem_int64_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<int64_t>(dest, source, nelems, pe);
 }
@@ -2104,7 +2104,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int64_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<int64_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2116,7 +2116,7 @@ ishmem::event ishmemx_int64_get_on_queue(int64_t* dest, const int64_t* source, s
     constexpr const char* fn = "ishmemx_int64_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<int64_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2127,7 +2127,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint8_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<uint8_t>(dest, source, nelems, pe);
 }
@@ -2139,7 +2139,7 @@ void ishmem_uint8_get(uint8_t* dest, const uint8_t* source, size_t nelems, int p
     constexpr const char* fn = "ishmem_uint8_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<uint8_t>(dest, source, nelems, pe);
 }
@@ -2150,7 +2150,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint8_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<uint8_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2162,7 +2162,7 @@ ishmem::event ishmemx_uint8_get_on_queue(uint8_t* dest, const uint8_t* source, s
     constexpr const char* fn = "ishmemx_uint8_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<uint8_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2173,7 +2173,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint16_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<uint16_t>(dest, source, nelems, pe);
 }
@@ -2185,7 +2185,7 @@ void ishmem_uint16_get(uint16_t* dest, const uint16_t* source, size_t nelems, in
     constexpr const char* fn = "ishmem_uint16_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<uint16_t>(dest, source, nelems, pe);
 }
@@ -2196,7 +2196,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint16_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<uint16_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2208,7 +2208,7 @@ ishmem::event ishmemx_uint16_get_on_queue(uint16_t* dest, const uint16_t* source
     constexpr const char* fn = "ishmemx_uint16_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<uint16_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2219,7 +2219,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<uint32_t>(dest, source, nelems, pe);
 }
@@ -2231,7 +2231,7 @@ void ishmem_uint32_get(uint32_t* dest, const uint32_t* source, size_t nelems, in
     constexpr const char* fn = "ishmem_uint32_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<uint32_t>(dest, source, nelems, pe);
 }
@@ -2242,7 +2242,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint32_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<uint32_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2254,7 +2254,7 @@ ishmem::event ishmemx_uint32_get_on_queue(uint32_t* dest, const uint32_t* source
     constexpr const char* fn = "ishmemx_uint32_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<uint32_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2265,7 +2265,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<uint64_t>(dest, source, nelems, pe);
 }
@@ -2277,7 +2277,7 @@ void ishmem_uint64_get(uint64_t* dest, const uint64_t* source, size_t nelems, in
     constexpr const char* fn = "ishmem_uint64_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<uint64_t>(dest, source, nelems, pe);
 }
@@ -2288,7 +2288,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint64_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<uint64_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2300,7 +2300,7 @@ ishmem::event ishmemx_uint64_get_on_queue(uint64_t* dest, const uint64_t* source
     constexpr const char* fn = "ishmemx_uint64_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<uint64_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2311,7 +2311,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<size_t>(dest, source, nelems, pe);
 }
@@ -2323,7 +2323,7 @@ void ishmem_size_get(size_t* dest, const size_t* source, size_t nelems, int pe) 
     constexpr const char* fn = "ishmem_size_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<size_t>(dest, source, nelems, pe);
 }
@@ -2334,7 +2334,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_size_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<size_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2346,7 +2346,7 @@ ishmem::event ishmemx_size_get_on_queue(size_t* dest, const size_t* source, size
     constexpr const char* fn = "ishmemx_size_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<size_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2357,7 +2357,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<ptrdiff_t>(dest, source, nelems, pe);
 }
@@ -2369,7 +2369,7 @@ void ishmem_ptrdiff_get(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems,
     constexpr const char* fn = "ishmem_ptrdiff_get";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<ptrdiff_t>(dest, source, nelems, pe);
 }
@@ -2380,7 +2380,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ptrdiff_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<ptrdiff_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2392,7 +2392,7 @@ ishmem::event ishmemx_ptrdiff_get_on_queue(ptrdiff_t* dest, const ptrdiff_t* sou
     constexpr const char* fn = "ishmemx_ptrdiff_get_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<ptrdiff_t>(q, deps, dest, source, nelems, pe);
 }
@@ -2403,7 +2403,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_get8";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
 }
@@ -2415,7 +2415,7 @@ void ishmem_get8(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_get8";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
 }
@@ -2426,7 +2426,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_get8_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<ishmemi::sized_t<8>>(q, deps, static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
 }
@@ -2438,7 +2438,7 @@ ishmem::event ishmemx_get8_on_queue(void* dest, const void* source, size_t nelem
     constexpr const char* fn = "ishmemx_get8_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<ishmemi::sized_t<8>>(q, deps, static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
 }
@@ -2449,7 +2449,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_get16";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
 }
@@ -2461,7 +2461,7 @@ void ishmem_get16(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_get16";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
 }
@@ -2472,7 +2472,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_get16_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<ishmemi::sized_t<16>>(q, deps, static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
 }
@@ -2484,7 +2484,7 @@ ishmem::event ishmemx_get16_on_queue(void* dest, const void* source, size_t nele
     constexpr const char* fn = "ishmemx_get16_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<ishmemi::sized_t<16>>(q, deps, static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
 }
@@ -2495,7 +2495,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_get32";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
 }
@@ -2507,7 +2507,7 @@ void ishmem_get32(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_get32";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
 }
@@ -2518,7 +2518,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_get32_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<ishmemi::sized_t<32>>(q, deps, static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
 }
@@ -2530,7 +2530,7 @@ ishmem::event ishmemx_get32_on_queue(void* dest, const void* source, size_t nele
     constexpr const char* fn = "ishmemx_get32_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<ishmemi::sized_t<32>>(q, deps, static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
 }
@@ -2541,7 +2541,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_get64";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
 }
@@ -2553,7 +2553,7 @@ void ishmem_get64(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_get64";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
 }
@@ -2564,7 +2564,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_get64_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<ishmemi::sized_t<64>>(q, deps, static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
 }
@@ -2576,7 +2576,7 @@ ishmem::event ishmemx_get64_on_queue(void* dest, const void* source, size_t nele
     constexpr const char* fn = "ishmemx_get64_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<ishmemi::sized_t<64>>(q, deps, static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
 }
@@ -2587,7 +2587,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_get128";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
 }
@@ -2599,7 +2599,7 @@ void ishmem_get128(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_get128";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
 }
@@ -2610,7 +2610,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_get128_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<ishmemi::sized_t<128>>(q, deps, static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
 }
@@ -2622,7 +2622,7 @@ ishmem::event ishmemx_get128_on_queue(void* dest, const void* source, size_t nel
     constexpr const char* fn = "ishmemx_get128_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<ishmemi::sized_t<128>>(q, deps, static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
 }
@@ -2633,7 +2633,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_getmem";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
 }
@@ -2645,7 +2645,7 @@ void ishmem_getmem(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_getmem";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
 }
@@ -2656,7 +2656,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_getmem_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<uint8_t>(q, deps, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
 }
@@ -2668,7 +2668,7 @@ ishmem::event ishmemx_getmem_on_queue(void* dest, const void* source, size_t nel
     constexpr const char* fn = "ishmemx_getmem_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_on_queue<uint8_t>(q, deps, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
 }
@@ -2678,7 +2678,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_float_iput(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_float_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(float));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2692,7 +2692,7 @@ void ishmem_float_iput(float* dest, const float* source, ptrdiff_t dst, ptrdiff_
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_float_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_float_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2705,7 +2705,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_float_iput_on_queue(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_float_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(float));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2719,7 +2719,7 @@ ishmem::event ishmemx_float_iput_on_queue(float* dest, const float* source, ptrd
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_float_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_float_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2732,7 +2732,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_double_iput(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_double_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(double));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2746,7 +2746,7 @@ void ishmem_double_iput(double* dest, const double* source, ptrdiff_t dst, ptrdi
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_double_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_double_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2759,7 +2759,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_double_iput_on_queue(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_double_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(double));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2773,7 +2773,7 @@ ishmem::event ishmemx_double_iput_on_queue(double* dest, const double* source, p
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_double_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_double_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2786,7 +2786,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_char_iput(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_char_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2800,7 +2800,7 @@ void ishmem_char_iput(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_char_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_char_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2813,7 +2813,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_char_iput_on_queue(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_char_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2827,7 +2827,7 @@ ishmem::event ishmemx_char_iput_on_queue(char* dest, const char* source, ptrdiff
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_char_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_char_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2840,7 +2840,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_schar_iput(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_schar_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2854,7 +2854,7 @@ void ishmem_schar_iput(signed char* dest, const signed char* source, ptrdiff_t d
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_schar_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_schar_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2867,7 +2867,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_schar_iput_on_queue(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_schar_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2881,7 +2881,7 @@ ishmem::event ishmemx_schar_iput_on_queue(signed char* dest, const signed char* 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_schar_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_schar_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2894,7 +2894,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_short_iput(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_short_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2908,7 +2908,7 @@ void ishmem_short_iput(short* dest, const short* source, ptrdiff_t dst, ptrdiff_
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_short_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_short_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2921,7 +2921,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_short_iput_on_queue(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_short_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2935,7 +2935,7 @@ ishmem::event ishmemx_short_iput_on_queue(short* dest, const short* source, ptrd
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_short_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_short_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2948,7 +2948,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int_iput(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_int_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2962,7 +2962,7 @@ void ishmem_int_iput(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_int_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2975,7 +2975,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int_iput_on_queue(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -2989,7 +2989,7 @@ ishmem::event ishmemx_int_iput_on_queue(int* dest, const int* source, ptrdiff_t 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_int_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3002,7 +3002,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_long_iput(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_long_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3016,7 +3016,7 @@ void ishmem_long_iput(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_long_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_long_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3029,7 +3029,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_long_iput_on_queue(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_long_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3043,7 +3043,7 @@ ishmem::event ishmemx_long_iput_on_queue(long* dest, const long* source, ptrdiff
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_long_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_long_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3056,7 +3056,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_longlong_iput(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_longlong_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3070,7 +3070,7 @@ void ishmem_longlong_iput(long long* dest, const long long* source, ptrdiff_t ds
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_longlong_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_longlong_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3083,7 +3083,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_longlong_iput_on_queue(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_longlong_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3097,7 +3097,7 @@ ishmem::event ishmemx_longlong_iput_on_queue(long long* dest, const long long* s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_longlong_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_longlong_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3110,7 +3110,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uchar_iput(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uchar_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3124,7 +3124,7 @@ void ishmem_uchar_iput(unsigned char* dest, const unsigned char* source, ptrdiff
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uchar_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_uchar_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3137,7 +3137,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uchar_iput_on_queue(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uchar_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3151,7 +3151,7 @@ ishmem::event ishmemx_uchar_iput_on_queue(unsigned char* dest, const unsigned ch
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uchar_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uchar_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3164,7 +3164,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ushort_iput(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_ushort_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3178,7 +3178,7 @@ void ishmem_ushort_iput(unsigned short* dest, const unsigned short* source, ptrd
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ushort_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_ushort_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3191,7 +3191,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ushort_iput_on_queue(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ushort_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3205,7 +3205,7 @@ ishmem::event ishmemx_ushort_iput_on_queue(unsigned short* dest, const unsigned 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ushort_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_ushort_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3218,7 +3218,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint_iput(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uint_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3232,7 +3232,7 @@ void ishmem_uint_iput(unsigned int* dest, const unsigned int* source, ptrdiff_t 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_uint_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3245,7 +3245,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint_iput_on_queue(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3259,7 +3259,7 @@ ishmem::event ishmemx_uint_iput_on_queue(unsigned int* dest, const unsigned int*
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3272,7 +3272,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulong_iput(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_ulong_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3286,7 +3286,7 @@ void ishmem_ulong_iput(unsigned long* dest, const unsigned long* source, ptrdiff
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_ulong_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3299,7 +3299,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ulong_iput_on_queue(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ulong_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3313,7 +3313,7 @@ ishmem::event ishmemx_ulong_iput_on_queue(unsigned long* dest, const unsigned lo
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulong_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_ulong_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3326,7 +3326,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulonglong_iput(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3340,7 +3340,7 @@ void ishmem_ulonglong_iput(unsigned long long* dest, const unsigned long long* s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_ulonglong_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3353,7 +3353,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ulonglong_iput_on_queue(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ulonglong_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3367,7 +3367,7 @@ ishmem::event ishmemx_ulonglong_iput_on_queue(unsigned long long* dest, const un
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulonglong_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_ulonglong_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3380,7 +3380,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int8_iput(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_int8_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3394,7 +3394,7 @@ void ishmem_int8_iput(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int8_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_int8_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3407,7 +3407,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int8_iput_on_queue(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int8_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3421,7 +3421,7 @@ ishmem::event ishmemx_int8_iput_on_queue(int8_t* dest, const int8_t* source, ptr
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int8_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_int8_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3434,7 +3434,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int16_iput(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_int16_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3448,7 +3448,7 @@ void ishmem_int16_iput(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrd
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int16_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_int16_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3461,7 +3461,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int16_iput_on_queue(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int16_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3475,7 +3475,7 @@ ishmem::event ishmemx_int16_iput_on_queue(int16_t* dest, const int16_t* source, 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int16_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_int16_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3488,7 +3488,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int32_iput(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_int32_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3502,7 +3502,7 @@ void ishmem_int32_iput(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrd
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_int32_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3515,7 +3515,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int32_iput_on_queue(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int32_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3529,7 +3529,7 @@ ishmem::event ishmemx_int32_iput_on_queue(int32_t* dest, const int32_t* source, 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int32_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_int32_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3542,7 +3542,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int64_iput(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_int64_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3556,7 +3556,7 @@ void ishmem_int64_iput(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrd
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_int64_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3569,7 +3569,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int64_iput_on_queue(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int64_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3583,7 +3583,7 @@ ishmem::event ishmemx_int64_iput_on_queue(int64_t* dest, const int64_t* source, 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int64_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_int64_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3596,7 +3596,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint8_iput(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uint8_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3610,7 +3610,7 @@ void ishmem_uint8_iput(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrd
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint8_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_uint8_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3623,7 +3623,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint8_iput_on_queue(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint8_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3637,7 +3637,7 @@ ishmem::event ishmemx_uint8_iput_on_queue(uint8_t* dest, const uint8_t* source, 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint8_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint8_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3650,7 +3650,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint16_iput(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uint16_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3664,7 +3664,7 @@ void ishmem_uint16_iput(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, p
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint16_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_uint16_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3677,7 +3677,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint16_iput_on_queue(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint16_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3691,7 +3691,7 @@ ishmem::event ishmemx_uint16_iput_on_queue(uint16_t* dest, const uint16_t* sourc
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint16_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint16_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3704,7 +3704,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint32_iput(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uint32_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3718,7 +3718,7 @@ void ishmem_uint32_iput(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, p
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_uint32_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3731,7 +3731,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint32_iput_on_queue(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint32_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3745,7 +3745,7 @@ ishmem::event ishmemx_uint32_iput_on_queue(uint32_t* dest, const uint32_t* sourc
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint32_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint32_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3758,7 +3758,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint64_iput(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uint64_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3772,7 +3772,7 @@ void ishmem_uint64_iput(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, p
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_uint64_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3785,7 +3785,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint64_iput_on_queue(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint64_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3799,7 +3799,7 @@ ishmem::event ishmemx_uint64_iput_on_queue(uint64_t* dest, const uint64_t* sourc
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint64_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint64_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3812,7 +3812,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_size_iput(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_size_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3826,7 +3826,7 @@ void ishmem_size_iput(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_size_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_size_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3839,7 +3839,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_size_iput_on_queue(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_size_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3853,7 +3853,7 @@ ishmem::event ishmemx_size_iput_on_queue(size_t* dest, const size_t* source, ptr
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_size_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_size_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3866,7 +3866,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ptrdiff_iput(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3880,7 +3880,7 @@ void ishmem_ptrdiff_iput(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ptrdiff_iput(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_ptrdiff_iput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3893,7 +3893,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ptrdiff_iput_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ptrdiff_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3907,7 +3907,7 @@ ishmem::event ishmemx_ptrdiff_iput_on_queue(ptrdiff_t* dest, const ptrdiff_t* so
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ptrdiff_iput_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_ptrdiff_iput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3920,7 +3920,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_iput8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_iput8";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3934,7 +3934,7 @@ void ishmem_iput8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_iput8(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_iput8";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3947,7 +3947,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_iput8_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_iput8_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3961,7 +3961,7 @@ ishmem::event ishmemx_iput8_on_queue(void* dest, const void* source, ptrdiff_t d
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_iput8_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_iput8_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3974,7 +3974,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_iput16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_iput16";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -3988,7 +3988,7 @@ void ishmem_iput16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_iput16(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_iput16";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -4001,7 +4001,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_iput16_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_iput16_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -4015,7 +4015,7 @@ ishmem::event ishmemx_iput16_on_queue(void* dest, const void* source, ptrdiff_t 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_iput16_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_iput16_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -4028,7 +4028,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_iput32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_iput32";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -4042,7 +4042,7 @@ void ishmem_iput32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_iput32(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_iput32";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -4055,7 +4055,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_iput32_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_iput32_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -4069,7 +4069,7 @@ ishmem::event ishmemx_iput32_on_queue(void* dest, const void* source, ptrdiff_t 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_iput32_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_iput32_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -4082,7 +4082,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_iput64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_iput64";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -4096,7 +4096,7 @@ void ishmem_iput64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_iput64(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_iput64";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -4109,7 +4109,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_iput64_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_iput64_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -4123,7 +4123,7 @@ ishmem::event ishmemx_iput64_on_queue(void* dest, const void* source, ptrdiff_t 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_iput64_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_iput64_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -4136,7 +4136,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_iput128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_iput128";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -4150,7 +4150,7 @@ void ishmem_iput128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_iput128(dest, source, dst, sst, nelems, pe);
     constexpr const char* fn = "ishmem_iput128";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -4163,7 +4163,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_iput128_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_iput128_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -4177,7 +4177,7 @@ ishmem::event ishmemx_iput128_on_queue(void* dest, const void* source, ptrdiff_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_iput128_on_queue(dest, source, dst, sst, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_iput128_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::strided_extent(nelems, dst), sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -4191,7 +4191,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_float_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(float)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4205,7 +4205,7 @@ void ishmem_float_iget(float* dest, const float* source, ptrdiff_t dst, ptrdiff_
     constexpr const char* fn = "ishmem_float_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(float)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4218,7 +4218,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_float_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(float)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4232,7 +4232,7 @@ ishmem::event ishmemx_float_iget_on_queue(float* dest, const float* source, ptrd
     constexpr const char* fn = "ishmemx_float_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(float)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4245,7 +4245,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_double_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(double)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4259,7 +4259,7 @@ void ishmem_double_iget(double* dest, const double* source, ptrdiff_t dst, ptrdi
     constexpr const char* fn = "ishmem_double_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(double)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4272,7 +4272,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_double_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(double)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4286,7 +4286,7 @@ ishmem::event ishmemx_double_iget_on_queue(double* dest, const double* source, p
     constexpr const char* fn = "ishmemx_double_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(double)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4299,7 +4299,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_char_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4313,7 +4313,7 @@ void ishmem_char_iget(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t s
     constexpr const char* fn = "ishmem_char_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4326,7 +4326,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_char_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4340,7 +4340,7 @@ ishmem::event ishmemx_char_iget_on_queue(char* dest, const char* source, ptrdiff
     constexpr const char* fn = "ishmemx_char_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4353,7 +4353,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_schar_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(signed char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4367,7 +4367,7 @@ void ishmem_schar_iget(signed char* dest, const signed char* source, ptrdiff_t d
     constexpr const char* fn = "ishmem_schar_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(signed char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4380,7 +4380,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_schar_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(signed char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4394,7 +4394,7 @@ ishmem::event ishmemx_schar_iget_on_queue(signed char* dest, const signed char* 
     constexpr const char* fn = "ishmemx_schar_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(signed char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4407,7 +4407,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_short_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(short)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4421,7 +4421,7 @@ void ishmem_short_iget(short* dest, const short* source, ptrdiff_t dst, ptrdiff_
     constexpr const char* fn = "ishmem_short_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(short)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4434,7 +4434,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_short_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(short)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4448,7 +4448,7 @@ ishmem::event ishmemx_short_iget_on_queue(short* dest, const short* source, ptrd
     constexpr const char* fn = "ishmemx_short_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(short)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4461,7 +4461,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4475,7 +4475,7 @@ void ishmem_int_iget(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst,
     constexpr const char* fn = "ishmem_int_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4488,7 +4488,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4502,7 +4502,7 @@ ishmem::event ishmemx_int_iget_on_queue(int* dest, const int* source, ptrdiff_t 
     constexpr const char* fn = "ishmemx_int_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4515,7 +4515,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4529,7 +4529,7 @@ void ishmem_long_iget(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t s
     constexpr const char* fn = "ishmem_long_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4542,7 +4542,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_long_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4556,7 +4556,7 @@ ishmem::event ishmemx_long_iget_on_queue(long* dest, const long* source, ptrdiff
     constexpr const char* fn = "ishmemx_long_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4569,7 +4569,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(long long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4583,7 +4583,7 @@ void ishmem_longlong_iget(long long* dest, const long long* source, ptrdiff_t ds
     constexpr const char* fn = "ishmem_longlong_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(long long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4596,7 +4596,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_longlong_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(long long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4610,7 +4610,7 @@ ishmem::event ishmemx_longlong_iget_on_queue(long long* dest, const long long* s
     constexpr const char* fn = "ishmemx_longlong_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(long long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4623,7 +4623,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uchar_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4637,7 +4637,7 @@ void ishmem_uchar_iget(unsigned char* dest, const unsigned char* source, ptrdiff
     constexpr const char* fn = "ishmem_uchar_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4650,7 +4650,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uchar_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4664,7 +4664,7 @@ ishmem::event ishmemx_uchar_iget_on_queue(unsigned char* dest, const unsigned ch
     constexpr const char* fn = "ishmemx_uchar_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4677,7 +4677,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ushort_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned short)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4691,7 +4691,7 @@ void ishmem_ushort_iget(unsigned short* dest, const unsigned short* source, ptrd
     constexpr const char* fn = "ishmem_ushort_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned short)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4704,7 +4704,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ushort_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned short)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4718,7 +4718,7 @@ ishmem::event ishmemx_ushort_iget_on_queue(unsigned short* dest, const unsigned 
     constexpr const char* fn = "ishmemx_ushort_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned short)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4731,7 +4731,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned int)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4745,7 +4745,7 @@ void ishmem_uint_iget(unsigned int* dest, const unsigned int* source, ptrdiff_t 
     constexpr const char* fn = "ishmem_uint_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned int)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4758,7 +4758,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned int)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4772,7 +4772,7 @@ ishmem::event ishmemx_uint_iget_on_queue(unsigned int* dest, const unsigned int*
     constexpr const char* fn = "ishmemx_uint_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned int)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4785,7 +4785,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4799,7 +4799,7 @@ void ishmem_ulong_iget(unsigned long* dest, const unsigned long* source, ptrdiff
     constexpr const char* fn = "ishmem_ulong_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4812,7 +4812,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulong_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4826,7 +4826,7 @@ ishmem::event ishmemx_ulong_iget_on_queue(unsigned long* dest, const unsigned lo
     constexpr const char* fn = "ishmemx_ulong_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4839,7 +4839,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned long long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4853,7 +4853,7 @@ void ishmem_ulonglong_iget(unsigned long long* dest, const unsigned long long* s
     constexpr const char* fn = "ishmem_ulonglong_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned long long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4866,7 +4866,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulonglong_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned long long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4880,7 +4880,7 @@ ishmem::event ishmemx_ulonglong_iget_on_queue(unsigned long long* dest, const un
     constexpr const char* fn = "ishmemx_ulonglong_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(unsigned long long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4893,7 +4893,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int8_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int8_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4907,7 +4907,7 @@ void ishmem_int8_iget(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff
     constexpr const char* fn = "ishmem_int8_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int8_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4920,7 +4920,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int8_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int8_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4934,7 +4934,7 @@ ishmem::event ishmemx_int8_iget_on_queue(int8_t* dest, const int8_t* source, ptr
     constexpr const char* fn = "ishmemx_int8_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int8_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4947,7 +4947,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int16_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int16_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4961,7 +4961,7 @@ void ishmem_int16_iget(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrd
     constexpr const char* fn = "ishmem_int16_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int16_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4974,7 +4974,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int16_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int16_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -4988,7 +4988,7 @@ ishmem::event ishmemx_int16_iget_on_queue(int16_t* dest, const int16_t* source, 
     constexpr const char* fn = "ishmemx_int16_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int16_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5001,7 +5001,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int32_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5015,7 +5015,7 @@ void ishmem_int32_iget(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrd
     constexpr const char* fn = "ishmem_int32_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int32_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5028,7 +5028,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int32_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int32_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5042,7 +5042,7 @@ ishmem::event ishmemx_int32_iget_on_queue(int32_t* dest, const int32_t* source, 
     constexpr const char* fn = "ishmemx_int32_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int32_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5055,7 +5055,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int64_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5069,7 +5069,7 @@ void ishmem_int64_iget(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrd
     constexpr const char* fn = "ishmem_int64_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int64_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5082,7 +5082,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int64_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int64_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5096,7 +5096,7 @@ ishmem::event ishmemx_int64_iget_on_queue(int64_t* dest, const int64_t* source, 
     constexpr const char* fn = "ishmemx_int64_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(int64_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5109,7 +5109,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint8_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(uint8_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5123,7 +5123,7 @@ void ishmem_uint8_iget(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrd
     constexpr const char* fn = "ishmem_uint8_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(uint8_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5136,7 +5136,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint8_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(uint8_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5150,7 +5150,7 @@ ishmem::event ishmemx_uint8_iget_on_queue(uint8_t* dest, const uint8_t* source, 
     constexpr const char* fn = "ishmemx_uint8_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(uint8_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5163,7 +5163,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint16_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(uint16_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5177,7 +5177,7 @@ void ishmem_uint16_iget(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, p
     constexpr const char* fn = "ishmem_uint16_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(uint16_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5190,7 +5190,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint16_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(uint16_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5204,7 +5204,7 @@ ishmem::event ishmemx_uint16_iget_on_queue(uint16_t* dest, const uint16_t* sourc
     constexpr const char* fn = "ishmemx_uint16_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(uint16_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5217,7 +5217,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(uint32_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5231,7 +5231,7 @@ void ishmem_uint32_iget(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, p
     constexpr const char* fn = "ishmem_uint32_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(uint32_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5244,7 +5244,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint32_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(uint32_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5258,7 +5258,7 @@ ishmem::event ishmemx_uint32_iget_on_queue(uint32_t* dest, const uint32_t* sourc
     constexpr const char* fn = "ishmemx_uint32_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(uint32_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5271,7 +5271,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(uint64_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5285,7 +5285,7 @@ void ishmem_uint64_iget(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, p
     constexpr const char* fn = "ishmem_uint64_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(uint64_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5298,7 +5298,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint64_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(uint64_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5312,7 +5312,7 @@ ishmem::event ishmemx_uint64_iget_on_queue(uint64_t* dest, const uint64_t* sourc
     constexpr const char* fn = "ishmemx_uint64_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(uint64_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5325,7 +5325,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(size_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5339,7 +5339,7 @@ void ishmem_size_iget(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff
     constexpr const char* fn = "ishmem_size_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(size_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5352,7 +5352,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_size_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(size_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5366,7 +5366,7 @@ ishmem::event ishmemx_size_iget_on_queue(size_t* dest, const size_t* source, ptr
     constexpr const char* fn = "ishmemx_size_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(size_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5379,7 +5379,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ptrdiff_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5393,7 +5393,7 @@ void ishmem_ptrdiff_iget(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst
     constexpr const char* fn = "ishmem_ptrdiff_iget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ptrdiff_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5406,7 +5406,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ptrdiff_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ptrdiff_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5420,7 +5420,7 @@ ishmem::event ishmemx_ptrdiff_iget_on_queue(ptrdiff_t* dest, const ptrdiff_t* so
     constexpr const char* fn = "ishmemx_ptrdiff_iget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ptrdiff_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5433,7 +5433,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_iget8";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5447,7 +5447,7 @@ void ishmem_iget8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, 
     constexpr const char* fn = "ishmem_iget8";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5460,7 +5460,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_iget8_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5474,7 +5474,7 @@ ishmem::event ishmemx_iget8_on_queue(void* dest, const void* source, ptrdiff_t d
     constexpr const char* fn = "ishmemx_iget8_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5487,7 +5487,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_iget16";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5501,7 +5501,7 @@ void ishmem_iget16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,
     constexpr const char* fn = "ishmem_iget16";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5514,7 +5514,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_iget16_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5528,7 +5528,7 @@ ishmem::event ishmemx_iget16_on_queue(void* dest, const void* source, ptrdiff_t 
     constexpr const char* fn = "ishmemx_iget16_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5541,7 +5541,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_iget32";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5555,7 +5555,7 @@ void ishmem_iget32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,
     constexpr const char* fn = "ishmem_iget32";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5568,7 +5568,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_iget32_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5582,7 +5582,7 @@ ishmem::event ishmemx_iget32_on_queue(void* dest, const void* source, ptrdiff_t 
     constexpr const char* fn = "ishmemx_iget32_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5595,7 +5595,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_iget64";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5609,7 +5609,7 @@ void ishmem_iget64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,
     constexpr const char* fn = "ishmem_iget64";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5622,7 +5622,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_iget64_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5636,7 +5636,7 @@ ishmem::event ishmemx_iget64_on_queue(void* dest, const void* source, ptrdiff_t 
     constexpr const char* fn = "ishmemx_iget64_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5649,7 +5649,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_iget128";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5663,7 +5663,7 @@ void ishmem_iget128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst
     constexpr const char* fn = "ishmem_iget128";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5676,7 +5676,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_iget128_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5690,7 +5690,7 @@ ishmem::event ishmemx_iget128_on_queue(void* dest, const void* source, ptrdiff_t
     constexpr const char* fn = "ishmemx_iget128_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::strided_extent(nelems, sst), sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -5702,7 +5702,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_float_ibput(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_float_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(float));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5716,7 +5716,7 @@ void ishmemx_float_ibput(float* dest, const float* source, ptrdiff_t dst, ptrdif
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_float_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_float_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5729,7 +5729,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_float_ibput_on_queue(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_float_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(float));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5743,7 +5743,7 @@ ishmem::event ishmemx_float_ibput_on_queue(float* dest, const float* source, ptr
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_float_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_float_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5756,7 +5756,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_double_ibput(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_double_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(double));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5770,7 +5770,7 @@ void ishmemx_double_ibput(double* dest, const double* source, ptrdiff_t dst, ptr
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_double_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_double_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5783,7 +5783,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_double_ibput_on_queue(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_double_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(double));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5797,7 +5797,7 @@ ishmem::event ishmemx_double_ibput_on_queue(double* dest, const double* source, 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_double_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_double_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5810,7 +5810,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_char_ibput(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_char_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5824,7 +5824,7 @@ void ishmemx_char_ibput(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_char_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_char_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5837,7 +5837,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_char_ibput_on_queue(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_char_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5851,7 +5851,7 @@ ishmem::event ishmemx_char_ibput_on_queue(char* dest, const char* source, ptrdif
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_char_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_char_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5864,7 +5864,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_schar_ibput(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_schar_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5878,7 +5878,7 @@ void ishmemx_schar_ibput(signed char* dest, const signed char* source, ptrdiff_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_schar_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_schar_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5891,7 +5891,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_schar_ibput_on_queue(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_schar_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5905,7 +5905,7 @@ ishmem::event ishmemx_schar_ibput_on_queue(signed char* dest, const signed char*
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_schar_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_schar_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5918,7 +5918,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_short_ibput(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_short_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5932,7 +5932,7 @@ void ishmemx_short_ibput(short* dest, const short* source, ptrdiff_t dst, ptrdif
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_short_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_short_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5945,7 +5945,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_short_ibput_on_queue(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_short_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5959,7 +5959,7 @@ ishmem::event ishmemx_short_ibput_on_queue(short* dest, const short* source, ptr
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_short_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_short_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5972,7 +5972,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_int_ibput(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_int_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5986,7 +5986,7 @@ void ishmemx_int_ibput(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t ss
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_int_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -5999,7 +5999,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int_ibput_on_queue(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6013,7 +6013,7 @@ ishmem::event ishmemx_int_ibput_on_queue(int* dest, const int* source, ptrdiff_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_int_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6026,7 +6026,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_long_ibput(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_long_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6040,7 +6040,7 @@ void ishmemx_long_ibput(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_long_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_long_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6053,7 +6053,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_long_ibput_on_queue(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_long_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6067,7 +6067,7 @@ ishmem::event ishmemx_long_ibput_on_queue(long* dest, const long* source, ptrdif
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_long_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_long_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6080,7 +6080,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_longlong_ibput(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_longlong_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6094,7 +6094,7 @@ void ishmemx_longlong_ibput(long long* dest, const long long* source, ptrdiff_t 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_longlong_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_longlong_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6107,7 +6107,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_longlong_ibput_on_queue(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_longlong_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6121,7 +6121,7 @@ ishmem::event ishmemx_longlong_ibput_on_queue(long long* dest, const long long* 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_longlong_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_longlong_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6134,7 +6134,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_uchar_ibput(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_uchar_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6148,7 +6148,7 @@ void ishmemx_uchar_ibput(unsigned char* dest, const unsigned char* source, ptrdi
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uchar_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_uchar_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6161,7 +6161,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uchar_ibput_on_queue(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uchar_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6175,7 +6175,7 @@ ishmem::event ishmemx_uchar_ibput_on_queue(unsigned char* dest, const unsigned c
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uchar_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_uchar_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6188,7 +6188,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_ushort_ibput(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_ushort_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6202,7 +6202,7 @@ void ishmemx_ushort_ibput(unsigned short* dest, const unsigned short* source, pt
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ushort_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_ushort_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6215,7 +6215,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ushort_ibput_on_queue(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ushort_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6229,7 +6229,7 @@ ishmem::event ishmemx_ushort_ibput_on_queue(unsigned short* dest, const unsigned
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ushort_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_ushort_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6242,7 +6242,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_uint_ibput(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_uint_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6256,7 +6256,7 @@ void ishmemx_uint_ibput(unsigned int* dest, const unsigned int* source, ptrdiff_
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_uint_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6269,7 +6269,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint_ibput_on_queue(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6283,7 +6283,7 @@ ishmem::event ishmemx_uint_ibput_on_queue(unsigned int* dest, const unsigned int
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6296,7 +6296,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_ulong_ibput(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_ulong_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6310,7 +6310,7 @@ void ishmemx_ulong_ibput(unsigned long* dest, const unsigned long* source, ptrdi
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulong_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_ulong_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6323,7 +6323,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ulong_ibput_on_queue(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ulong_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6337,7 +6337,7 @@ ishmem::event ishmemx_ulong_ibput_on_queue(unsigned long* dest, const unsigned l
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulong_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_ulong_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6350,7 +6350,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_ulonglong_ibput(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_ulonglong_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6364,7 +6364,7 @@ void ishmemx_ulonglong_ibput(unsigned long long* dest, const unsigned long long*
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulonglong_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_ulonglong_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6377,7 +6377,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ulonglong_ibput_on_queue(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ulonglong_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6391,7 +6391,7 @@ ishmem::event ishmemx_ulonglong_ibput_on_queue(unsigned long long* dest, const u
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulonglong_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_ulonglong_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6404,7 +6404,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_int8_ibput(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_int8_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6418,7 +6418,7 @@ void ishmemx_int8_ibput(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdi
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int8_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_int8_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6431,7 +6431,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int8_ibput_on_queue(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int8_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6445,7 +6445,7 @@ ishmem::event ishmemx_int8_ibput_on_queue(int8_t* dest, const int8_t* source, pt
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int8_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_int8_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6458,7 +6458,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_int16_ibput(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_int16_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6472,7 +6472,7 @@ void ishmemx_int16_ibput(int16_t* dest, const int16_t* source, ptrdiff_t dst, pt
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int16_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_int16_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6485,7 +6485,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int16_ibput_on_queue(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int16_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6499,7 +6499,7 @@ ishmem::event ishmemx_int16_ibput_on_queue(int16_t* dest, const int16_t* source,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int16_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_int16_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6512,7 +6512,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_int32_ibput(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_int32_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6526,7 +6526,7 @@ void ishmemx_int32_ibput(int32_t* dest, const int32_t* source, ptrdiff_t dst, pt
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int32_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_int32_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6539,7 +6539,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int32_ibput_on_queue(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int32_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6553,7 +6553,7 @@ ishmem::event ishmemx_int32_ibput_on_queue(int32_t* dest, const int32_t* source,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int32_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_int32_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6566,7 +6566,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_int64_ibput(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_int64_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6580,7 +6580,7 @@ void ishmemx_int64_ibput(int64_t* dest, const int64_t* source, ptrdiff_t dst, pt
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int64_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_int64_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6593,7 +6593,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int64_ibput_on_queue(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int64_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6607,7 +6607,7 @@ ishmem::event ishmemx_int64_ibput_on_queue(int64_t* dest, const int64_t* source,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int64_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_int64_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6620,7 +6620,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_uint8_ibput(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_uint8_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6634,7 +6634,7 @@ void ishmemx_uint8_ibput(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, pt
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint8_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_uint8_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6647,7 +6647,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint8_ibput_on_queue(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint8_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6661,7 +6661,7 @@ ishmem::event ishmemx_uint8_ibput_on_queue(uint8_t* dest, const uint8_t* source,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint8_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint8_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6674,7 +6674,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_uint16_ibput(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_uint16_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6688,7 +6688,7 @@ void ishmemx_uint16_ibput(uint16_t* dest, const uint16_t* source, ptrdiff_t dst,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint16_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_uint16_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6701,7 +6701,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint16_ibput_on_queue(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint16_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6715,7 +6715,7 @@ ishmem::event ishmemx_uint16_ibput_on_queue(uint16_t* dest, const uint16_t* sour
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint16_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint16_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6728,7 +6728,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_uint32_ibput(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_uint32_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6742,7 +6742,7 @@ void ishmemx_uint32_ibput(uint32_t* dest, const uint32_t* source, ptrdiff_t dst,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint32_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_uint32_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6755,7 +6755,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint32_ibput_on_queue(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint32_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6769,7 +6769,7 @@ ishmem::event ishmemx_uint32_ibput_on_queue(uint32_t* dest, const uint32_t* sour
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint32_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint32_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6782,7 +6782,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_uint64_ibput(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_uint64_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6796,7 +6796,7 @@ void ishmemx_uint64_ibput(uint64_t* dest, const uint64_t* source, ptrdiff_t dst,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint64_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_uint64_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6809,7 +6809,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint64_ibput_on_queue(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint64_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6823,7 +6823,7 @@ ishmem::event ishmemx_uint64_ibput_on_queue(uint64_t* dest, const uint64_t* sour
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint64_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint64_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6836,7 +6836,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_size_ibput(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_size_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6850,7 +6850,7 @@ void ishmemx_size_ibput(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdi
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_size_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_size_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6863,7 +6863,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_size_ibput_on_queue(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_size_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6877,7 +6877,7 @@ ishmem::event ishmemx_size_ibput_on_queue(size_t* dest, const size_t* source, pt
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_size_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_size_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6890,7 +6890,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_ptrdiff_ibput(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_ptrdiff_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6904,7 +6904,7 @@ void ishmemx_ptrdiff_ibput(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t d
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ptrdiff_ibput(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_ptrdiff_ibput";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6917,7 +6917,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ptrdiff_ibput_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ptrdiff_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6931,7 +6931,7 @@ ishmem::event ishmemx_ptrdiff_ibput_on_queue(ptrdiff_t* dest, const ptrdiff_t* s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ptrdiff_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_ptrdiff_ibput_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6944,7 +6944,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_ibput8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_ibput8";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6958,7 +6958,7 @@ void ishmemx_ibput8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ibput8(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_ibput8";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6971,7 +6971,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ibput8_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ibput8_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6985,7 +6985,7 @@ ishmem::event ishmemx_ibput8_on_queue(void* dest, const void* source, ptrdiff_t 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ibput8_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_ibput8_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -6998,7 +6998,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_ibput16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_ibput16";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -7012,7 +7012,7 @@ void ishmemx_ibput16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t ss
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ibput16(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_ibput16";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -7025,7 +7025,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ibput16_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ibput16_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -7039,7 +7039,7 @@ ishmem::event ishmemx_ibput16_on_queue(void* dest, const void* source, ptrdiff_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ibput16_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_ibput16_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -7052,7 +7052,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_ibput32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_ibput32";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -7066,7 +7066,7 @@ void ishmemx_ibput32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t ss
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ibput32(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_ibput32";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -7079,7 +7079,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ibput32_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ibput32_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -7093,7 +7093,7 @@ ishmem::event ishmemx_ibput32_on_queue(void* dest, const void* source, ptrdiff_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ibput32_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_ibput32_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -7106,7 +7106,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_ibput64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_ibput64";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -7120,7 +7120,7 @@ void ishmemx_ibput64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t ss
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ibput64(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_ibput64";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -7133,7 +7133,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ibput64_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ibput64_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -7147,7 +7147,7 @@ ishmem::event ishmemx_ibput64_on_queue(void* dest, const void* source, ptrdiff_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ibput64_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_ibput64_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -7160,7 +7160,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_ibput128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
     constexpr const char* fn = "ishmemx_ibput128";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -7174,7 +7174,7 @@ void ishmemx_ibput128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ibput128(dest, source, dst, sst, bsize, nblocks, pe);
     constexpr const char* fn = "ishmemx_ibput128";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -7187,7 +7187,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ibput128_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ibput128_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -7201,7 +7201,7 @@ ishmem::event ishmemx_ibput128_on_queue(void* dest, const void* source, ptrdiff_
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ibput128_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q, deps);
     constexpr const char* fn = "ishmemx_ibput128_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, dst), sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nblocks);
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
@@ -7215,7 +7215,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_float_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(float)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7229,7 +7229,7 @@ void ishmemx_float_ibget(float* dest, const float* source, ptrdiff_t dst, ptrdif
     constexpr const char* fn = "ishmemx_float_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(float)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7242,7 +7242,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_float_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(float)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7256,7 +7256,7 @@ ishmem::event ishmemx_float_ibget_on_queue(float* dest, const float* source, ptr
     constexpr const char* fn = "ishmemx_float_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(float)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7269,7 +7269,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_double_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(double)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7283,7 +7283,7 @@ void ishmemx_double_ibget(double* dest, const double* source, ptrdiff_t dst, ptr
     constexpr const char* fn = "ishmemx_double_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(double)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7296,7 +7296,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_double_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(double)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7310,7 +7310,7 @@ ishmem::event ishmemx_double_ibget_on_queue(double* dest, const double* source, 
     constexpr const char* fn = "ishmemx_double_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(double)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7323,7 +7323,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_char_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7337,7 +7337,7 @@ void ishmemx_char_ibget(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t
     constexpr const char* fn = "ishmemx_char_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7350,7 +7350,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_char_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7364,7 +7364,7 @@ ishmem::event ishmemx_char_ibget_on_queue(char* dest, const char* source, ptrdif
     constexpr const char* fn = "ishmemx_char_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7377,7 +7377,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_schar_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(signed char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7391,7 +7391,7 @@ void ishmemx_schar_ibget(signed char* dest, const signed char* source, ptrdiff_t
     constexpr const char* fn = "ishmemx_schar_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(signed char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7404,7 +7404,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_schar_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(signed char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7418,7 +7418,7 @@ ishmem::event ishmemx_schar_ibget_on_queue(signed char* dest, const signed char*
     constexpr const char* fn = "ishmemx_schar_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(signed char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7431,7 +7431,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_short_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(short)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7445,7 +7445,7 @@ void ishmemx_short_ibget(short* dest, const short* source, ptrdiff_t dst, ptrdif
     constexpr const char* fn = "ishmemx_short_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(short)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7458,7 +7458,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_short_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(short)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7472,7 +7472,7 @@ ishmem::event ishmemx_short_ibget_on_queue(short* dest, const short* source, ptr
     constexpr const char* fn = "ishmemx_short_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(short)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7485,7 +7485,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7499,7 +7499,7 @@ void ishmemx_int_ibget(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t ss
     constexpr const char* fn = "ishmemx_int_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7512,7 +7512,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7526,7 +7526,7 @@ ishmem::event ishmemx_int_ibget_on_queue(int* dest, const int* source, ptrdiff_t
     constexpr const char* fn = "ishmemx_int_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7539,7 +7539,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_long_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7553,7 +7553,7 @@ void ishmemx_long_ibget(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t
     constexpr const char* fn = "ishmemx_long_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7566,7 +7566,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_long_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7580,7 +7580,7 @@ ishmem::event ishmemx_long_ibget_on_queue(long* dest, const long* source, ptrdif
     constexpr const char* fn = "ishmemx_long_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7593,7 +7593,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_longlong_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(long long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7607,7 +7607,7 @@ void ishmemx_longlong_ibget(long long* dest, const long long* source, ptrdiff_t 
     constexpr const char* fn = "ishmemx_longlong_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(long long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7620,7 +7620,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_longlong_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(long long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7634,7 +7634,7 @@ ishmem::event ishmemx_longlong_ibget_on_queue(long long* dest, const long long* 
     constexpr const char* fn = "ishmemx_longlong_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(long long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7647,7 +7647,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uchar_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7661,7 +7661,7 @@ void ishmemx_uchar_ibget(unsigned char* dest, const unsigned char* source, ptrdi
     constexpr const char* fn = "ishmemx_uchar_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7674,7 +7674,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uchar_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7688,7 +7688,7 @@ ishmem::event ishmemx_uchar_ibget_on_queue(unsigned char* dest, const unsigned c
     constexpr const char* fn = "ishmemx_uchar_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned char)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7701,7 +7701,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ushort_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned short)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7715,7 +7715,7 @@ void ishmemx_ushort_ibget(unsigned short* dest, const unsigned short* source, pt
     constexpr const char* fn = "ishmemx_ushort_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned short)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7728,7 +7728,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ushort_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned short)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7742,7 +7742,7 @@ ishmem::event ishmemx_ushort_ibget_on_queue(unsigned short* dest, const unsigned
     constexpr const char* fn = "ishmemx_ushort_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned short)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7755,7 +7755,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned int)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7769,7 +7769,7 @@ void ishmemx_uint_ibget(unsigned int* dest, const unsigned int* source, ptrdiff_
     constexpr const char* fn = "ishmemx_uint_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned int)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7782,7 +7782,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned int)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7796,7 +7796,7 @@ ishmem::event ishmemx_uint_ibget_on_queue(unsigned int* dest, const unsigned int
     constexpr const char* fn = "ishmemx_uint_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned int)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7809,7 +7809,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulong_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7823,7 +7823,7 @@ void ishmemx_ulong_ibget(unsigned long* dest, const unsigned long* source, ptrdi
     constexpr const char* fn = "ishmemx_ulong_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7836,7 +7836,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulong_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7850,7 +7850,7 @@ ishmem::event ishmemx_ulong_ibget_on_queue(unsigned long* dest, const unsigned l
     constexpr const char* fn = "ishmemx_ulong_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7863,7 +7863,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulonglong_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned long long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7877,7 +7877,7 @@ void ishmemx_ulonglong_ibget(unsigned long long* dest, const unsigned long long*
     constexpr const char* fn = "ishmemx_ulonglong_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned long long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7890,7 +7890,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulonglong_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned long long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7904,7 +7904,7 @@ ishmem::event ishmemx_ulonglong_ibget_on_queue(unsigned long long* dest, const u
     constexpr const char* fn = "ishmemx_ulonglong_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(unsigned long long)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7917,7 +7917,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int8_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int8_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7931,7 +7931,7 @@ void ishmemx_int8_ibget(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdi
     constexpr const char* fn = "ishmemx_int8_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int8_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7944,7 +7944,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int8_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int8_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7958,7 +7958,7 @@ ishmem::event ishmemx_int8_ibget_on_queue(int8_t* dest, const int8_t* source, pt
     constexpr const char* fn = "ishmemx_int8_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int8_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7971,7 +7971,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int16_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int16_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7985,7 +7985,7 @@ void ishmemx_int16_ibget(int16_t* dest, const int16_t* source, ptrdiff_t dst, pt
     constexpr const char* fn = "ishmemx_int16_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int16_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -7998,7 +7998,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int16_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int16_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8012,7 +8012,7 @@ ishmem::event ishmemx_int16_ibget_on_queue(int16_t* dest, const int16_t* source,
     constexpr const char* fn = "ishmemx_int16_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int16_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8025,7 +8025,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int32_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int32_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8039,7 +8039,7 @@ void ishmemx_int32_ibget(int32_t* dest, const int32_t* source, ptrdiff_t dst, pt
     constexpr const char* fn = "ishmemx_int32_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int32_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8052,7 +8052,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int32_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int32_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8066,7 +8066,7 @@ ishmem::event ishmemx_int32_ibget_on_queue(int32_t* dest, const int32_t* source,
     constexpr const char* fn = "ishmemx_int32_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int32_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8079,7 +8079,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int64_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int64_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8093,7 +8093,7 @@ void ishmemx_int64_ibget(int64_t* dest, const int64_t* source, ptrdiff_t dst, pt
     constexpr const char* fn = "ishmemx_int64_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int64_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8106,7 +8106,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int64_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int64_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8120,7 +8120,7 @@ ishmem::event ishmemx_int64_ibget_on_queue(int64_t* dest, const int64_t* source,
     constexpr const char* fn = "ishmemx_int64_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(int64_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8133,7 +8133,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint8_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(uint8_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8147,7 +8147,7 @@ void ishmemx_uint8_ibget(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, pt
     constexpr const char* fn = "ishmemx_uint8_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(uint8_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8160,7 +8160,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint8_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(uint8_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8174,7 +8174,7 @@ ishmem::event ishmemx_uint8_ibget_on_queue(uint8_t* dest, const uint8_t* source,
     constexpr const char* fn = "ishmemx_uint8_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(uint8_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8187,7 +8187,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint16_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(uint16_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8201,7 +8201,7 @@ void ishmemx_uint16_ibget(uint16_t* dest, const uint16_t* source, ptrdiff_t dst,
     constexpr const char* fn = "ishmemx_uint16_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(uint16_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8214,7 +8214,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint16_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(uint16_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8228,7 +8228,7 @@ ishmem::event ishmemx_uint16_ibget_on_queue(uint16_t* dest, const uint16_t* sour
     constexpr const char* fn = "ishmemx_uint16_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(uint16_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8241,7 +8241,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint32_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(uint32_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8255,7 +8255,7 @@ void ishmemx_uint32_ibget(uint32_t* dest, const uint32_t* source, ptrdiff_t dst,
     constexpr const char* fn = "ishmemx_uint32_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(uint32_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8268,7 +8268,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint32_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(uint32_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8282,7 +8282,7 @@ ishmem::event ishmemx_uint32_ibget_on_queue(uint32_t* dest, const uint32_t* sour
     constexpr const char* fn = "ishmemx_uint32_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(uint32_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8295,7 +8295,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint64_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(uint64_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8309,7 +8309,7 @@ void ishmemx_uint64_ibget(uint64_t* dest, const uint64_t* source, ptrdiff_t dst,
     constexpr const char* fn = "ishmemx_uint64_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(uint64_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8322,7 +8322,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint64_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(uint64_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8336,7 +8336,7 @@ ishmem::event ishmemx_uint64_ibget_on_queue(uint64_t* dest, const uint64_t* sour
     constexpr const char* fn = "ishmemx_uint64_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(uint64_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8349,7 +8349,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_size_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(size_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8363,7 +8363,7 @@ void ishmemx_size_ibget(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdi
     constexpr const char* fn = "ishmemx_size_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(size_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8376,7 +8376,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_size_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(size_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8390,7 +8390,7 @@ ishmem::event ishmemx_size_ibget_on_queue(size_t* dest, const size_t* source, pt
     constexpr const char* fn = "ishmemx_size_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(size_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8403,7 +8403,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ptrdiff_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ptrdiff_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8417,7 +8417,7 @@ void ishmemx_ptrdiff_ibget(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t d
     constexpr const char* fn = "ishmemx_ptrdiff_ibget";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ptrdiff_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8430,7 +8430,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ptrdiff_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ptrdiff_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8444,7 +8444,7 @@ ishmem::event ishmemx_ptrdiff_ibget_on_queue(ptrdiff_t* dest, const ptrdiff_t* s
     constexpr const char* fn = "ishmemx_ptrdiff_ibget_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ptrdiff_t)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8457,7 +8457,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ibget8";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8471,7 +8471,7 @@ void ishmemx_ibget8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst
     constexpr const char* fn = "ishmemx_ibget8";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8484,7 +8484,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ibget8_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8498,7 +8498,7 @@ ishmem::event ishmemx_ibget8_on_queue(void* dest, const void* source, ptrdiff_t 
     constexpr const char* fn = "ishmemx_ibget8_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8511,7 +8511,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ibget16";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8525,7 +8525,7 @@ void ishmemx_ibget16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t ss
     constexpr const char* fn = "ishmemx_ibget16";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8538,7 +8538,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ibget16_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8552,7 +8552,7 @@ ishmem::event ishmemx_ibget16_on_queue(void* dest, const void* source, ptrdiff_t
     constexpr const char* fn = "ishmemx_ibget16_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8565,7 +8565,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ibget32";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8579,7 +8579,7 @@ void ishmemx_ibget32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t ss
     constexpr const char* fn = "ishmemx_ibget32";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8592,7 +8592,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ibget32_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8606,7 +8606,7 @@ ishmem::event ishmemx_ibget32_on_queue(void* dest, const void* source, ptrdiff_t
     constexpr const char* fn = "ishmemx_ibget32_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8619,7 +8619,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ibget64";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8633,7 +8633,7 @@ void ishmemx_ibget64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t ss
     constexpr const char* fn = "ishmemx_ibget64";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8646,7 +8646,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ibget64_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8660,7 +8660,7 @@ ishmem::event ishmemx_ibget64_on_queue(void* dest, const void* source, ptrdiff_t
     constexpr const char* fn = "ishmemx_ibget64_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8673,7 +8673,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ibget128";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8687,7 +8687,7 @@ void ishmemx_ibget128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t s
     constexpr const char* fn = "ishmemx_ibget128";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8700,7 +8700,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ibget128_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8714,7 +8714,7 @@ ishmem::event ishmemx_ibget128_on_queue(void* dest, const void* source, ptrdiff_
     constexpr const char* fn = "ishmemx_ibget128_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
-    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(ishmemi::blocked_extent(bsize, nblocks, sst), sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_positive(fn, "dst", dst);
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
@@ -8726,7 +8726,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_float_p(float* dest, float value, int pe) {
     constexpr const char* fn = "ishmem_float_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(float)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<float>(dest, value, pe);
 }
@@ -8737,7 +8737,7 @@ void ishmem_float_p(float* dest, float value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_float_p(dest, value, pe);
     constexpr const char* fn = "ishmem_float_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(float)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<float>(dest, value, pe);
 }
@@ -8747,7 +8747,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_double_p(double* dest, double value, int pe) {
     constexpr const char* fn = "ishmem_double_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(double)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<double>(dest, value, pe);
 }
@@ -8758,7 +8758,7 @@ void ishmem_double_p(double* dest, double value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_double_p(dest, value, pe);
     constexpr const char* fn = "ishmem_double_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(double)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<double>(dest, value, pe);
 }
@@ -8768,7 +8768,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_char_p(char* dest, char value, int pe) {
     constexpr const char* fn = "ishmem_char_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<char>(dest, value, pe);
 }
@@ -8779,7 +8779,7 @@ void ishmem_char_p(char* dest, char value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_char_p(dest, value, pe);
     constexpr const char* fn = "ishmem_char_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<char>(dest, value, pe);
 }
@@ -8789,7 +8789,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_schar_p(signed char* dest, signed char value, int pe) {
     constexpr const char* fn = "ishmem_schar_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(signed char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<signed char>(dest, value, pe);
 }
@@ -8800,7 +8800,7 @@ void ishmem_schar_p(signed char* dest, signed char value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_schar_p(dest, value, pe);
     constexpr const char* fn = "ishmem_schar_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(signed char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<signed char>(dest, value, pe);
 }
@@ -8810,7 +8810,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_short_p(short* dest, short value, int pe) {
     constexpr const char* fn = "ishmem_short_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(short)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<short>(dest, value, pe);
 }
@@ -8821,7 +8821,7 @@ void ishmem_short_p(short* dest, short value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_short_p(dest, value, pe);
     constexpr const char* fn = "ishmem_short_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(short)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<short>(dest, value, pe);
 }
@@ -8831,7 +8831,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int_p(int* dest, int value, int pe) {
     constexpr const char* fn = "ishmem_int_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<int>(dest, value, pe);
 }
@@ -8842,7 +8842,7 @@ void ishmem_int_p(int* dest, int value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int_p(dest, value, pe);
     constexpr const char* fn = "ishmem_int_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<int>(dest, value, pe);
 }
@@ -8852,7 +8852,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_long_p(long* dest, long value, int pe) {
     constexpr const char* fn = "ishmem_long_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<long>(dest, value, pe);
 }
@@ -8863,7 +8863,7 @@ void ishmem_long_p(long* dest, long value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_long_p(dest, value, pe);
     constexpr const char* fn = "ishmem_long_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<long>(dest, value, pe);
 }
@@ -8873,7 +8873,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_longlong_p(long long* dest, long long value, int pe) {
     constexpr const char* fn = "ishmem_longlong_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<long long>(dest, value, pe);
 }
@@ -8884,7 +8884,7 @@ void ishmem_longlong_p(long long* dest, long long value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_longlong_p(dest, value, pe);
     constexpr const char* fn = "ishmem_longlong_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<long long>(dest, value, pe);
 }
@@ -8894,7 +8894,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uchar_p(unsigned char* dest, unsigned char value, int pe) {
     constexpr const char* fn = "ishmem_uchar_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<unsigned char>(dest, value, pe);
 }
@@ -8905,7 +8905,7 @@ void ishmem_uchar_p(unsigned char* dest, unsigned char value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uchar_p(dest, value, pe);
     constexpr const char* fn = "ishmem_uchar_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<unsigned char>(dest, value, pe);
 }
@@ -8915,7 +8915,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ushort_p(unsigned short* dest, unsigned short value, int pe) {
     constexpr const char* fn = "ishmem_ushort_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned short)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<unsigned short>(dest, value, pe);
 }
@@ -8926,7 +8926,7 @@ void ishmem_ushort_p(unsigned short* dest, unsigned short value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ushort_p(dest, value, pe);
     constexpr const char* fn = "ishmem_ushort_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned short)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<unsigned short>(dest, value, pe);
 }
@@ -8936,7 +8936,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint_p(unsigned int* dest, unsigned int value, int pe) {
     constexpr const char* fn = "ishmem_uint_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<unsigned int>(dest, value, pe);
 }
@@ -8947,7 +8947,7 @@ void ishmem_uint_p(unsigned int* dest, unsigned int value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_p(dest, value, pe);
     constexpr const char* fn = "ishmem_uint_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<unsigned int>(dest, value, pe);
 }
@@ -8957,7 +8957,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulong_p(unsigned long* dest, unsigned long value, int pe) {
     constexpr const char* fn = "ishmem_ulong_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<unsigned long>(dest, value, pe);
 }
@@ -8968,7 +8968,7 @@ void ishmem_ulong_p(unsigned long* dest, unsigned long value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_p(dest, value, pe);
     constexpr const char* fn = "ishmem_ulong_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<unsigned long>(dest, value, pe);
 }
@@ -8978,7 +8978,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulonglong_p(unsigned long long* dest, unsigned long long value, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<unsigned long long>(dest, value, pe);
 }
@@ -8989,7 +8989,7 @@ void ishmem_ulonglong_p(unsigned long long* dest, unsigned long long value, int 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_p(dest, value, pe);
     constexpr const char* fn = "ishmem_ulonglong_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<unsigned long long>(dest, value, pe);
 }
@@ -8999,7 +8999,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int8_p(int8_t* dest, int8_t value, int pe) {
     constexpr const char* fn = "ishmem_int8_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int8_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<int8_t>(dest, value, pe);
 }
@@ -9010,7 +9010,7 @@ void ishmem_int8_p(int8_t* dest, int8_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int8_p(dest, value, pe);
     constexpr const char* fn = "ishmem_int8_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int8_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<int8_t>(dest, value, pe);
 }
@@ -9020,7 +9020,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int16_p(int16_t* dest, int16_t value, int pe) {
     constexpr const char* fn = "ishmem_int16_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int16_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<int16_t>(dest, value, pe);
 }
@@ -9031,7 +9031,7 @@ void ishmem_int16_p(int16_t* dest, int16_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int16_p(dest, value, pe);
     constexpr const char* fn = "ishmem_int16_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int16_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<int16_t>(dest, value, pe);
 }
@@ -9041,7 +9041,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int32_p(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<int32_t>(dest, value, pe);
 }
@@ -9052,7 +9052,7 @@ void ishmem_int32_p(int32_t* dest, int32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_p(dest, value, pe);
     constexpr const char* fn = "ishmem_int32_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<int32_t>(dest, value, pe);
 }
@@ -9062,7 +9062,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int64_p(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<int64_t>(dest, value, pe);
 }
@@ -9073,7 +9073,7 @@ void ishmem_int64_p(int64_t* dest, int64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_p(dest, value, pe);
     constexpr const char* fn = "ishmem_int64_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<int64_t>(dest, value, pe);
 }
@@ -9083,7 +9083,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint8_p(uint8_t* dest, uint8_t value, int pe) {
     constexpr const char* fn = "ishmem_uint8_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<uint8_t>(dest, value, pe);
 }
@@ -9094,7 +9094,7 @@ void ishmem_uint8_p(uint8_t* dest, uint8_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint8_p(dest, value, pe);
     constexpr const char* fn = "ishmem_uint8_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<uint8_t>(dest, value, pe);
 }
@@ -9104,7 +9104,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint16_p(uint16_t* dest, uint16_t value, int pe) {
     constexpr const char* fn = "ishmem_uint16_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint16_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<uint16_t>(dest, value, pe);
 }
@@ -9115,7 +9115,7 @@ void ishmem_uint16_p(uint16_t* dest, uint16_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint16_p(dest, value, pe);
     constexpr const char* fn = "ishmem_uint16_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint16_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<uint16_t>(dest, value, pe);
 }
@@ -9125,7 +9125,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint32_p(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<uint32_t>(dest, value, pe);
 }
@@ -9136,7 +9136,7 @@ void ishmem_uint32_p(uint32_t* dest, uint32_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_p(dest, value, pe);
     constexpr const char* fn = "ishmem_uint32_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<uint32_t>(dest, value, pe);
 }
@@ -9146,7 +9146,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint64_p(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<uint64_t>(dest, value, pe);
 }
@@ -9157,7 +9157,7 @@ void ishmem_uint64_p(uint64_t* dest, uint64_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_p(dest, value, pe);
     constexpr const char* fn = "ishmem_uint64_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<uint64_t>(dest, value, pe);
 }
@@ -9167,7 +9167,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_size_p(size_t* dest, size_t value, int pe) {
     constexpr const char* fn = "ishmem_size_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<size_t>(dest, value, pe);
 }
@@ -9178,7 +9178,7 @@ void ishmem_size_p(size_t* dest, size_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_size_p(dest, value, pe);
     constexpr const char* fn = "ishmem_size_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<size_t>(dest, value, pe);
 }
@@ -9188,7 +9188,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ptrdiff_p(ptrdiff_t* dest, ptrdiff_t value, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<ptrdiff_t>(dest, value, pe);
 }
@@ -9199,7 +9199,7 @@ void ishmem_ptrdiff_p(ptrdiff_t* dest, ptrdiff_t value, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ptrdiff_p(dest, value, pe);
     constexpr const char* fn = "ishmem_ptrdiff_p";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<ptrdiff_t>(dest, value, pe);
 }
@@ -9209,7 +9209,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] float ishmem_float_g(const float* source, int pe) {
     constexpr const char* fn = "ishmem_float_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(float)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<float>(source, pe);
 }
@@ -9220,7 +9220,7 @@ float ishmem_float_g(const float* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_float_g(source, pe);
     constexpr const char* fn = "ishmem_float_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(float)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<float>(source, pe);
 }
@@ -9230,7 +9230,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] double ishmem_double_g(const double* source, int pe) {
     constexpr const char* fn = "ishmem_double_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(double)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<double>(source, pe);
 }
@@ -9241,7 +9241,7 @@ double ishmem_double_g(const double* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_double_g(source, pe);
     constexpr const char* fn = "ishmem_double_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(double)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<double>(source, pe);
 }
@@ -9251,7 +9251,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] char ishmem_char_g(const char* source, int pe) {
     constexpr const char* fn = "ishmem_char_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<char>(source, pe);
 }
@@ -9262,7 +9262,7 @@ char ishmem_char_g(const char* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_char_g(source, pe);
     constexpr const char* fn = "ishmem_char_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<char>(source, pe);
 }
@@ -9272,7 +9272,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] signed char ishmem_schar_g(const signed char* source, int pe) {
     constexpr const char* fn = "ishmem_schar_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(signed char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<signed char>(source, pe);
 }
@@ -9283,7 +9283,7 @@ signed char ishmem_schar_g(const signed char* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_schar_g(source, pe);
     constexpr const char* fn = "ishmem_schar_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(signed char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<signed char>(source, pe);
 }
@@ -9293,7 +9293,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] short ishmem_short_g(const short* source, int pe) {
     constexpr const char* fn = "ishmem_short_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(short)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<short>(source, pe);
 }
@@ -9304,7 +9304,7 @@ short ishmem_short_g(const short* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_short_g(source, pe);
     constexpr const char* fn = "ishmem_short_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(short)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<short>(source, pe);
 }
@@ -9314,7 +9314,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int ishmem_int_g(const int* source, int pe) {
     constexpr const char* fn = "ishmem_int_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<int>(source, pe);
 }
@@ -9325,7 +9325,7 @@ int ishmem_int_g(const int* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int_g(source, pe);
     constexpr const char* fn = "ishmem_int_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(int)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<int>(source, pe);
 }
@@ -9335,7 +9335,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] long ishmem_long_g(const long* source, int pe) {
     constexpr const char* fn = "ishmem_long_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<long>(source, pe);
 }
@@ -9346,7 +9346,7 @@ long ishmem_long_g(const long* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_long_g(source, pe);
     constexpr const char* fn = "ishmem_long_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<long>(source, pe);
 }
@@ -9356,7 +9356,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] long long ishmem_longlong_g(const long long* source, int pe) {
     constexpr const char* fn = "ishmem_longlong_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<long long>(source, pe);
 }
@@ -9367,7 +9367,7 @@ long long ishmem_longlong_g(const long long* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_longlong_g(source, pe);
     constexpr const char* fn = "ishmem_longlong_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(long long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<long long>(source, pe);
 }
@@ -9377,7 +9377,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned char ishmem_uchar_g(const unsigned char* source, int pe) {
     constexpr const char* fn = "ishmem_uchar_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<unsigned char>(source, pe);
 }
@@ -9388,7 +9388,7 @@ unsigned char ishmem_uchar_g(const unsigned char* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uchar_g(source, pe);
     constexpr const char* fn = "ishmem_uchar_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<unsigned char>(source, pe);
 }
@@ -9398,7 +9398,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned short ishmem_ushort_g(const unsigned short* source, int pe) {
     constexpr const char* fn = "ishmem_ushort_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned short)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<unsigned short>(source, pe);
 }
@@ -9409,7 +9409,7 @@ unsigned short ishmem_ushort_g(const unsigned short* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ushort_g(source, pe);
     constexpr const char* fn = "ishmem_ushort_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned short)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<unsigned short>(source, pe);
 }
@@ -9419,7 +9419,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned int ishmem_uint_g(const unsigned int* source, int pe) {
     constexpr const char* fn = "ishmem_uint_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<unsigned int>(source, pe);
 }
@@ -9430,7 +9430,7 @@ unsigned int ishmem_uint_g(const unsigned int* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_g(source, pe);
     constexpr const char* fn = "ishmem_uint_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned int)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<unsigned int>(source, pe);
 }
@@ -9440,7 +9440,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long ishmem_ulong_g(const unsigned long* source, int pe) {
     constexpr const char* fn = "ishmem_ulong_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<unsigned long>(source, pe);
 }
@@ -9451,7 +9451,7 @@ unsigned long ishmem_ulong_g(const unsigned long* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_g(source, pe);
     constexpr const char* fn = "ishmem_ulong_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<unsigned long>(source, pe);
 }
@@ -9461,7 +9461,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] unsigned long long ishmem_ulonglong_g(const unsigned long long* source, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<unsigned long long>(source, pe);
 }
@@ -9472,7 +9472,7 @@ unsigned long long ishmem_ulonglong_g(const unsigned long long* source, int pe) 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_g(source, pe);
     constexpr const char* fn = "ishmem_ulonglong_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(unsigned long long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<unsigned long long>(source, pe);
 }
@@ -9482,7 +9482,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int8_t ishmem_int8_g(const int8_t* source, int pe) {
     constexpr const char* fn = "ishmem_int8_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(int8_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<int8_t>(source, pe);
 }
@@ -9493,7 +9493,7 @@ int8_t ishmem_int8_g(const int8_t* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int8_g(source, pe);
     constexpr const char* fn = "ishmem_int8_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(int8_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<int8_t>(source, pe);
 }
@@ -9503,7 +9503,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int16_t ishmem_int16_g(const int16_t* source, int pe) {
     constexpr const char* fn = "ishmem_int16_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(int16_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<int16_t>(source, pe);
 }
@@ -9514,7 +9514,7 @@ int16_t ishmem_int16_g(const int16_t* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int16_g(source, pe);
     constexpr const char* fn = "ishmem_int16_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(int16_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<int16_t>(source, pe);
 }
@@ -9524,7 +9524,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int32_t ishmem_int32_g(const int32_t* source, int pe) {
     constexpr const char* fn = "ishmem_int32_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<int32_t>(source, pe);
 }
@@ -9535,7 +9535,7 @@ int32_t ishmem_int32_g(const int32_t* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_g(source, pe);
     constexpr const char* fn = "ishmem_int32_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(int32_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<int32_t>(source, pe);
 }
@@ -9545,7 +9545,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] int64_t ishmem_int64_g(const int64_t* source, int pe) {
     constexpr const char* fn = "ishmem_int64_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<int64_t>(source, pe);
 }
@@ -9556,7 +9556,7 @@ int64_t ishmem_int64_g(const int64_t* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_g(source, pe);
     constexpr const char* fn = "ishmem_int64_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(int64_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<int64_t>(source, pe);
 }
@@ -9566,7 +9566,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint8_t ishmem_uint8_g(const uint8_t* source, int pe) {
     constexpr const char* fn = "ishmem_uint8_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<uint8_t>(source, pe);
 }
@@ -9577,7 +9577,7 @@ uint8_t ishmem_uint8_g(const uint8_t* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint8_g(source, pe);
     constexpr const char* fn = "ishmem_uint8_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<uint8_t>(source, pe);
 }
@@ -9587,7 +9587,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint16_t ishmem_uint16_g(const uint16_t* source, int pe) {
     constexpr const char* fn = "ishmem_uint16_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(uint16_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<uint16_t>(source, pe);
 }
@@ -9598,7 +9598,7 @@ uint16_t ishmem_uint16_g(const uint16_t* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint16_g(source, pe);
     constexpr const char* fn = "ishmem_uint16_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(uint16_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<uint16_t>(source, pe);
 }
@@ -9608,7 +9608,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint32_t ishmem_uint32_g(const uint32_t* source, int pe) {
     constexpr const char* fn = "ishmem_uint32_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<uint32_t>(source, pe);
 }
@@ -9619,7 +9619,7 @@ uint32_t ishmem_uint32_g(const uint32_t* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_g(source, pe);
     constexpr const char* fn = "ishmem_uint32_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(uint32_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<uint32_t>(source, pe);
 }
@@ -9629,7 +9629,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint64_t ishmem_uint64_g(const uint64_t* source, int pe) {
     constexpr const char* fn = "ishmem_uint64_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<uint64_t>(source, pe);
 }
@@ -9640,7 +9640,7 @@ uint64_t ishmem_uint64_g(const uint64_t* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_g(source, pe);
     constexpr const char* fn = "ishmem_uint64_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<uint64_t>(source, pe);
 }
@@ -9650,7 +9650,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] size_t ishmem_size_g(const size_t* source, int pe) {
     constexpr const char* fn = "ishmem_size_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<size_t>(source, pe);
 }
@@ -9661,7 +9661,7 @@ size_t ishmem_size_g(const size_t* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_size_g(source, pe);
     constexpr const char* fn = "ishmem_size_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(size_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<size_t>(source, pe);
 }
@@ -9671,7 +9671,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ptrdiff_t ishmem_ptrdiff_g(const ptrdiff_t* source, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<ptrdiff_t>(source, pe);
 }
@@ -9682,7 +9682,7 @@ ptrdiff_t ishmem_ptrdiff_g(const ptrdiff_t* source, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ptrdiff_g(source, pe);
     constexpr const char* fn = "ishmem_ptrdiff_g";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(1, sizeof(ptrdiff_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<ptrdiff_t>(source, pe);
 }
@@ -9692,7 +9692,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_float_put_nbi(float* dest, const float* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_float_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<float>(dest, source, nelems, pe);
@@ -9704,7 +9704,7 @@ void ishmem_float_put_nbi(float* dest, const float* source, size_t nelems, int p
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_float_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_float_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<float>(dest, source, nelems, pe);
@@ -9715,7 +9715,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_float_put_nbi_on_queue(float* dest, const float* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_float_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<float>(q, deps, dest, source, nelems, pe);
@@ -9727,7 +9727,7 @@ ishmem::event ishmemx_float_put_nbi_on_queue(float* dest, const float* source, s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_float_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_float_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<float>(q, deps, dest, source, nelems, pe);
@@ -9738,7 +9738,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_double_put_nbi(double* dest, const double* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_double_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<double>(dest, source, nelems, pe);
@@ -9750,7 +9750,7 @@ void ishmem_double_put_nbi(double* dest, const double* source, size_t nelems, in
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_double_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_double_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<double>(dest, source, nelems, pe);
@@ -9761,7 +9761,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_double_put_nbi_on_queue(double* dest, const double* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_double_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<double>(q, deps, dest, source, nelems, pe);
@@ -9773,7 +9773,7 @@ ishmem::event ishmemx_double_put_nbi_on_queue(double* dest, const double* source
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_double_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_double_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<double>(q, deps, dest, source, nelems, pe);
@@ -9784,7 +9784,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_char_put_nbi(char* dest, const char* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_char_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<char>(dest, source, nelems, pe);
@@ -9796,7 +9796,7 @@ void ishmem_char_put_nbi(char* dest, const char* source, size_t nelems, int pe) 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_char_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_char_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<char>(dest, source, nelems, pe);
@@ -9807,7 +9807,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_char_put_nbi_on_queue(char* dest, const char* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_char_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<char>(q, deps, dest, source, nelems, pe);
@@ -9819,7 +9819,7 @@ ishmem::event ishmemx_char_put_nbi_on_queue(char* dest, const char* source, size
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_char_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_char_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<char>(q, deps, dest, source, nelems, pe);
@@ -9830,7 +9830,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_schar_put_nbi(signed char* dest, const signed char* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_schar_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<signed char>(dest, source, nelems, pe);
@@ -9842,7 +9842,7 @@ void ishmem_schar_put_nbi(signed char* dest, const signed char* source, size_t n
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_schar_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_schar_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<signed char>(dest, source, nelems, pe);
@@ -9853,7 +9853,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_schar_put_nbi_on_queue(signed char* dest, const signed char* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_schar_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<signed char>(q, deps, dest, source, nelems, pe);
@@ -9865,7 +9865,7 @@ ishmem::event ishmemx_schar_put_nbi_on_queue(signed char* dest, const signed cha
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_schar_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_schar_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<signed char>(q, deps, dest, source, nelems, pe);
@@ -9876,7 +9876,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_short_put_nbi(short* dest, const short* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_short_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<short>(dest, source, nelems, pe);
@@ -9888,7 +9888,7 @@ void ishmem_short_put_nbi(short* dest, const short* source, size_t nelems, int p
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_short_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_short_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<short>(dest, source, nelems, pe);
@@ -9899,7 +9899,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_short_put_nbi_on_queue(short* dest, const short* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_short_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<short>(q, deps, dest, source, nelems, pe);
@@ -9911,7 +9911,7 @@ ishmem::event ishmemx_short_put_nbi_on_queue(short* dest, const short* source, s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_short_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_short_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<short>(q, deps, dest, source, nelems, pe);
@@ -9922,7 +9922,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int_put_nbi(int* dest, const int* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_int_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<int>(dest, source, nelems, pe);
@@ -9934,7 +9934,7 @@ void ishmem_int_put_nbi(int* dest, const int* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_int_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<int>(dest, source, nelems, pe);
@@ -9945,7 +9945,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int_put_nbi_on_queue(int* dest, const int* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<int>(q, deps, dest, source, nelems, pe);
@@ -9957,7 +9957,7 @@ ishmem::event ishmemx_int_put_nbi_on_queue(int* dest, const int* source, size_t 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_int_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<int>(q, deps, dest, source, nelems, pe);
@@ -9968,7 +9968,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_long_put_nbi(long* dest, const long* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_long_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<long>(dest, source, nelems, pe);
@@ -9980,7 +9980,7 @@ void ishmem_long_put_nbi(long* dest, const long* source, size_t nelems, int pe) 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_long_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_long_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<long>(dest, source, nelems, pe);
@@ -9991,7 +9991,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_long_put_nbi_on_queue(long* dest, const long* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_long_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<long>(q, deps, dest, source, nelems, pe);
@@ -10003,7 +10003,7 @@ ishmem::event ishmemx_long_put_nbi_on_queue(long* dest, const long* source, size
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_long_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_long_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<long>(q, deps, dest, source, nelems, pe);
@@ -10014,7 +10014,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_longlong_put_nbi(long long* dest, const long long* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_longlong_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<long long>(dest, source, nelems, pe);
@@ -10026,7 +10026,7 @@ void ishmem_longlong_put_nbi(long long* dest, const long long* source, size_t ne
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_longlong_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_longlong_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<long long>(dest, source, nelems, pe);
@@ -10037,7 +10037,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_longlong_put_nbi_on_queue(long long* dest, const long long* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_longlong_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<long long>(q, deps, dest, source, nelems, pe);
@@ -10049,7 +10049,7 @@ ishmem::event ishmemx_longlong_put_nbi_on_queue(long long* dest, const long long
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_longlong_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_longlong_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<long long>(q, deps, dest, source, nelems, pe);
@@ -10060,7 +10060,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uchar_put_nbi(unsigned char* dest, const unsigned char* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uchar_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<unsigned char>(dest, source, nelems, pe);
@@ -10072,7 +10072,7 @@ void ishmem_uchar_put_nbi(unsigned char* dest, const unsigned char* source, size
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uchar_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_uchar_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<unsigned char>(dest, source, nelems, pe);
@@ -10083,7 +10083,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uchar_put_nbi_on_queue(unsigned char* dest, const unsigned char* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uchar_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<unsigned char>(q, deps, dest, source, nelems, pe);
@@ -10095,7 +10095,7 @@ ishmem::event ishmemx_uchar_put_nbi_on_queue(unsigned char* dest, const unsigned
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uchar_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uchar_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<unsigned char>(q, deps, dest, source, nelems, pe);
@@ -10106,7 +10106,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ushort_put_nbi(unsigned short* dest, const unsigned short* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_ushort_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<unsigned short>(dest, source, nelems, pe);
@@ -10118,7 +10118,7 @@ void ishmem_ushort_put_nbi(unsigned short* dest, const unsigned short* source, s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ushort_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_ushort_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<unsigned short>(dest, source, nelems, pe);
@@ -10129,7 +10129,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ushort_put_nbi_on_queue(unsigned short* dest, const unsigned short* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ushort_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<unsigned short>(q, deps, dest, source, nelems, pe);
@@ -10141,7 +10141,7 @@ ishmem::event ishmemx_ushort_put_nbi_on_queue(unsigned short* dest, const unsign
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ushort_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_ushort_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<unsigned short>(q, deps, dest, source, nelems, pe);
@@ -10152,7 +10152,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint_put_nbi(unsigned int* dest, const unsigned int* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uint_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<unsigned int>(dest, source, nelems, pe);
@@ -10164,7 +10164,7 @@ void ishmem_uint_put_nbi(unsigned int* dest, const unsigned int* source, size_t 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_uint_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<unsigned int>(dest, source, nelems, pe);
@@ -10175,7 +10175,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint_put_nbi_on_queue(unsigned int* dest, const unsigned int* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<unsigned int>(q, deps, dest, source, nelems, pe);
@@ -10187,7 +10187,7 @@ ishmem::event ishmemx_uint_put_nbi_on_queue(unsigned int* dest, const unsigned i
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<unsigned int>(q, deps, dest, source, nelems, pe);
@@ -10198,7 +10198,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulong_put_nbi(unsigned long* dest, const unsigned long* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_ulong_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<unsigned long>(dest, source, nelems, pe);
@@ -10210,7 +10210,7 @@ void ishmem_ulong_put_nbi(unsigned long* dest, const unsigned long* source, size
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_ulong_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<unsigned long>(dest, source, nelems, pe);
@@ -10221,7 +10221,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ulong_put_nbi_on_queue(unsigned long* dest, const unsigned long* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ulong_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<unsigned long>(q, deps, dest, source, nelems, pe);
@@ -10233,7 +10233,7 @@ ishmem::event ishmemx_ulong_put_nbi_on_queue(unsigned long* dest, const unsigned
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulong_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_ulong_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<unsigned long>(q, deps, dest, source, nelems, pe);
@@ -10244,7 +10244,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulonglong_put_nbi(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<unsigned long long>(dest, source, nelems, pe);
@@ -10256,7 +10256,7 @@ void ishmem_ulonglong_put_nbi(unsigned long long* dest, const unsigned long long
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_ulonglong_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<unsigned long long>(dest, source, nelems, pe);
@@ -10267,7 +10267,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ulonglong_put_nbi_on_queue(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ulonglong_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<unsigned long long>(q, deps, dest, source, nelems, pe);
@@ -10279,7 +10279,7 @@ ishmem::event ishmemx_ulonglong_put_nbi_on_queue(unsigned long long* dest, const
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulonglong_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_ulonglong_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<unsigned long long>(q, deps, dest, source, nelems, pe);
@@ -10290,7 +10290,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int8_put_nbi(int8_t* dest, const int8_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_int8_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<int8_t>(dest, source, nelems, pe);
@@ -10302,7 +10302,7 @@ void ishmem_int8_put_nbi(int8_t* dest, const int8_t* source, size_t nelems, int 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int8_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_int8_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<int8_t>(dest, source, nelems, pe);
@@ -10313,7 +10313,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int8_put_nbi_on_queue(int8_t* dest, const int8_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int8_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<int8_t>(q, deps, dest, source, nelems, pe);
@@ -10325,7 +10325,7 @@ ishmem::event ishmemx_int8_put_nbi_on_queue(int8_t* dest, const int8_t* source, 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int8_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_int8_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<int8_t>(q, deps, dest, source, nelems, pe);
@@ -10336,7 +10336,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int16_put_nbi(int16_t* dest, const int16_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_int16_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<int16_t>(dest, source, nelems, pe);
@@ -10348,7 +10348,7 @@ void ishmem_int16_put_nbi(int16_t* dest, const int16_t* source, size_t nelems, i
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int16_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_int16_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<int16_t>(dest, source, nelems, pe);
@@ -10359,7 +10359,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int16_put_nbi_on_queue(int16_t* dest, const int16_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int16_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<int16_t>(q, deps, dest, source, nelems, pe);
@@ -10371,7 +10371,7 @@ ishmem::event ishmemx_int16_put_nbi_on_queue(int16_t* dest, const int16_t* sourc
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int16_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_int16_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<int16_t>(q, deps, dest, source, nelems, pe);
@@ -10382,7 +10382,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int32_put_nbi(int32_t* dest, const int32_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_int32_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<int32_t>(dest, source, nelems, pe);
@@ -10394,7 +10394,7 @@ void ishmem_int32_put_nbi(int32_t* dest, const int32_t* source, size_t nelems, i
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_int32_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<int32_t>(dest, source, nelems, pe);
@@ -10405,7 +10405,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int32_put_nbi_on_queue(int32_t* dest, const int32_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int32_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<int32_t>(q, deps, dest, source, nelems, pe);
@@ -10417,7 +10417,7 @@ ishmem::event ishmemx_int32_put_nbi_on_queue(int32_t* dest, const int32_t* sourc
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int32_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_int32_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<int32_t>(q, deps, dest, source, nelems, pe);
@@ -10428,7 +10428,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int64_put_nbi(int64_t* dest, const int64_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_int64_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<int64_t>(dest, source, nelems, pe);
@@ -10440,7 +10440,7 @@ void ishmem_int64_put_nbi(int64_t* dest, const int64_t* source, size_t nelems, i
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_int64_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<int64_t>(dest, source, nelems, pe);
@@ -10451,7 +10451,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int64_put_nbi_on_queue(int64_t* dest, const int64_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int64_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<int64_t>(q, deps, dest, source, nelems, pe);
@@ -10463,7 +10463,7 @@ ishmem::event ishmemx_int64_put_nbi_on_queue(int64_t* dest, const int64_t* sourc
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int64_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_int64_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<int64_t>(q, deps, dest, source, nelems, pe);
@@ -10474,7 +10474,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint8_put_nbi(uint8_t* dest, const uint8_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uint8_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<uint8_t>(dest, source, nelems, pe);
@@ -10486,7 +10486,7 @@ void ishmem_uint8_put_nbi(uint8_t* dest, const uint8_t* source, size_t nelems, i
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint8_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_uint8_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<uint8_t>(dest, source, nelems, pe);
@@ -10497,7 +10497,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint8_put_nbi_on_queue(uint8_t* dest, const uint8_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint8_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<uint8_t>(q, deps, dest, source, nelems, pe);
@@ -10509,7 +10509,7 @@ ishmem::event ishmemx_uint8_put_nbi_on_queue(uint8_t* dest, const uint8_t* sourc
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint8_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint8_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<uint8_t>(q, deps, dest, source, nelems, pe);
@@ -10520,7 +10520,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint16_put_nbi(uint16_t* dest, const uint16_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uint16_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<uint16_t>(dest, source, nelems, pe);
@@ -10532,7 +10532,7 @@ void ishmem_uint16_put_nbi(uint16_t* dest, const uint16_t* source, size_t nelems
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint16_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_uint16_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<uint16_t>(dest, source, nelems, pe);
@@ -10543,7 +10543,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint16_put_nbi_on_queue(uint16_t* dest, const uint16_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint16_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<uint16_t>(q, deps, dest, source, nelems, pe);
@@ -10555,7 +10555,7 @@ ishmem::event ishmemx_uint16_put_nbi_on_queue(uint16_t* dest, const uint16_t* so
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint16_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint16_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<uint16_t>(q, deps, dest, source, nelems, pe);
@@ -10566,7 +10566,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint32_put_nbi(uint32_t* dest, const uint32_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uint32_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<uint32_t>(dest, source, nelems, pe);
@@ -10578,7 +10578,7 @@ void ishmem_uint32_put_nbi(uint32_t* dest, const uint32_t* source, size_t nelems
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_uint32_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<uint32_t>(dest, source, nelems, pe);
@@ -10589,7 +10589,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint32_put_nbi_on_queue(uint32_t* dest, const uint32_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint32_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<uint32_t>(q, deps, dest, source, nelems, pe);
@@ -10601,7 +10601,7 @@ ishmem::event ishmemx_uint32_put_nbi_on_queue(uint32_t* dest, const uint32_t* so
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint32_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint32_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<uint32_t>(q, deps, dest, source, nelems, pe);
@@ -10612,7 +10612,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint64_put_nbi(uint64_t* dest, const uint64_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_uint64_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<uint64_t>(dest, source, nelems, pe);
@@ -10624,7 +10624,7 @@ void ishmem_uint64_put_nbi(uint64_t* dest, const uint64_t* source, size_t nelems
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_uint64_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<uint64_t>(dest, source, nelems, pe);
@@ -10635,7 +10635,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint64_put_nbi_on_queue(uint64_t* dest, const uint64_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint64_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<uint64_t>(q, deps, dest, source, nelems, pe);
@@ -10647,7 +10647,7 @@ ishmem::event ishmemx_uint64_put_nbi_on_queue(uint64_t* dest, const uint64_t* so
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint64_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint64_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<uint64_t>(q, deps, dest, source, nelems, pe);
@@ -10658,7 +10658,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_size_put_nbi(size_t* dest, const size_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_size_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<size_t>(dest, source, nelems, pe);
@@ -10670,7 +10670,7 @@ void ishmem_size_put_nbi(size_t* dest, const size_t* source, size_t nelems, int 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_size_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_size_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<size_t>(dest, source, nelems, pe);
@@ -10681,7 +10681,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_size_put_nbi_on_queue(size_t* dest, const size_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_size_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<size_t>(q, deps, dest, source, nelems, pe);
@@ -10693,7 +10693,7 @@ ishmem::event ishmemx_size_put_nbi_on_queue(size_t* dest, const size_t* source, 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_size_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_size_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<size_t>(q, deps, dest, source, nelems, pe);
@@ -10704,7 +10704,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ptrdiff_put_nbi(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<ptrdiff_t>(dest, source, nelems, pe);
@@ -10716,7 +10716,7 @@ void ishmem_ptrdiff_put_nbi(ptrdiff_t* dest, const ptrdiff_t* source, size_t nel
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ptrdiff_put_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_ptrdiff_put_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<ptrdiff_t>(dest, source, nelems, pe);
@@ -10727,7 +10727,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ptrdiff_put_nbi_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ptrdiff_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<ptrdiff_t>(q, deps, dest, source, nelems, pe);
@@ -10739,7 +10739,7 @@ ishmem::event ishmemx_ptrdiff_put_nbi_on_queue(ptrdiff_t* dest, const ptrdiff_t*
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ptrdiff_put_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_ptrdiff_put_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<ptrdiff_t>(q, deps, dest, source, nelems, pe);
@@ -10750,7 +10750,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put8_nbi(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_put8_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
@@ -10762,7 +10762,7 @@ void ishmem_put8_nbi(void* dest, const void* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put8_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_put8_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
@@ -10773,7 +10773,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put8_nbi_on_queue(void* dest, const void* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put8_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<ishmemi::sized_t<8>>(q, deps, static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
@@ -10785,7 +10785,7 @@ ishmem::event ishmemx_put8_nbi_on_queue(void* dest, const void* source, size_t n
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put8_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_put8_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<ishmemi::sized_t<8>>(q, deps, static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
@@ -10796,7 +10796,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put16_nbi(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_put16_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
@@ -10808,7 +10808,7 @@ void ishmem_put16_nbi(void* dest, const void* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put16_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_put16_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
@@ -10819,7 +10819,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put16_nbi_on_queue(void* dest, const void* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put16_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<ishmemi::sized_t<16>>(q, deps, static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
@@ -10831,7 +10831,7 @@ ishmem::event ishmemx_put16_nbi_on_queue(void* dest, const void* source, size_t 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put16_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_put16_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<ishmemi::sized_t<16>>(q, deps, static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
@@ -10842,7 +10842,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put32_nbi(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_put32_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
@@ -10854,7 +10854,7 @@ void ishmem_put32_nbi(void* dest, const void* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put32_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_put32_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
@@ -10865,7 +10865,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put32_nbi_on_queue(void* dest, const void* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put32_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<ishmemi::sized_t<32>>(q, deps, static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
@@ -10877,7 +10877,7 @@ ishmem::event ishmemx_put32_nbi_on_queue(void* dest, const void* source, size_t 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put32_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_put32_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<ishmemi::sized_t<32>>(q, deps, static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
@@ -10888,7 +10888,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put64_nbi(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_put64_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
@@ -10900,7 +10900,7 @@ void ishmem_put64_nbi(void* dest, const void* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put64_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_put64_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
@@ -10911,7 +10911,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put64_nbi_on_queue(void* dest, const void* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put64_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<ishmemi::sized_t<64>>(q, deps, static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
@@ -10923,7 +10923,7 @@ ishmem::event ishmemx_put64_nbi_on_queue(void* dest, const void* source, size_t 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put64_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_put64_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<ishmemi::sized_t<64>>(q, deps, static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
@@ -10934,7 +10934,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put128_nbi(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_put128_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
@@ -10946,7 +10946,7 @@ void ishmem_put128_nbi(void* dest, const void* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put128_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_put128_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
@@ -10957,7 +10957,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put128_nbi_on_queue(void* dest, const void* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put128_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<ishmemi::sized_t<128>>(q, deps, static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
@@ -10969,7 +10969,7 @@ ishmem::event ishmemx_put128_nbi_on_queue(void* dest, const void* source, size_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put128_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_put128_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<ishmemi::sized_t<128>>(q, deps, static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
@@ -10980,7 +10980,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_putmem_nbi(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_putmem_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
@@ -10992,7 +10992,7 @@ void ishmem_putmem_nbi(void* dest, const void* source, size_t nelems, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_putmem_nbi(dest, source, nelems, pe);
     constexpr const char* fn = "ishmem_putmem_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
@@ -11003,7 +11003,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_putmem_nbi_on_queue(void* dest, const void* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_putmem_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<uint8_t>(q, deps, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
@@ -11015,7 +11015,7 @@ ishmem::event ishmemx_putmem_nbi_on_queue(void* dest, const void* source, size_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_putmem_nbi_on_queue(dest, source, nelems, pe, q, deps);
     constexpr const char* fn = "ishmemx_putmem_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::put_nbi_on_queue<uint8_t>(q, deps, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
@@ -11027,7 +11027,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_float_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<float>(dest, source, nelems, pe);
 }
@@ -11039,7 +11039,7 @@ void ishmem_float_get_nbi(float* dest, const float* source, size_t nelems, int p
     constexpr const char* fn = "ishmem_float_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<float>(dest, source, nelems, pe);
 }
@@ -11050,7 +11050,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_float_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<float>(q, deps, dest, source, nelems, pe);
 }
@@ -11062,7 +11062,7 @@ ishmem::event ishmemx_float_get_nbi_on_queue(float* dest, const float* source, s
     constexpr const char* fn = "ishmemx_float_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<float>(q, deps, dest, source, nelems, pe);
 }
@@ -11073,7 +11073,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_double_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<double>(dest, source, nelems, pe);
 }
@@ -11085,7 +11085,7 @@ void ishmem_double_get_nbi(double* dest, const double* source, size_t nelems, in
     constexpr const char* fn = "ishmem_double_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<double>(dest, source, nelems, pe);
 }
@@ -11096,7 +11096,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_double_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<double>(q, deps, dest, source, nelems, pe);
 }
@@ -11108,7 +11108,7 @@ ishmem::event ishmemx_double_get_nbi_on_queue(double* dest, const double* source
     constexpr const char* fn = "ishmemx_double_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<double>(q, deps, dest, source, nelems, pe);
 }
@@ -11119,7 +11119,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_char_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<char>(dest, source, nelems, pe);
 }
@@ -11131,7 +11131,7 @@ void ishmem_char_get_nbi(char* dest, const char* source, size_t nelems, int pe) 
     constexpr const char* fn = "ishmem_char_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<char>(dest, source, nelems, pe);
 }
@@ -11142,7 +11142,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_char_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<char>(q, deps, dest, source, nelems, pe);
 }
@@ -11154,7 +11154,7 @@ ishmem::event ishmemx_char_get_nbi_on_queue(char* dest, const char* source, size
     constexpr const char* fn = "ishmemx_char_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<char>(q, deps, dest, source, nelems, pe);
 }
@@ -11165,7 +11165,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_schar_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<signed char>(dest, source, nelems, pe);
 }
@@ -11177,7 +11177,7 @@ void ishmem_schar_get_nbi(signed char* dest, const signed char* source, size_t n
     constexpr const char* fn = "ishmem_schar_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<signed char>(dest, source, nelems, pe);
 }
@@ -11188,7 +11188,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_schar_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<signed char>(q, deps, dest, source, nelems, pe);
 }
@@ -11200,7 +11200,7 @@ ishmem::event ishmemx_schar_get_nbi_on_queue(signed char* dest, const signed cha
     constexpr const char* fn = "ishmemx_schar_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<signed char>(q, deps, dest, source, nelems, pe);
 }
@@ -11211,7 +11211,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_short_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<short>(dest, source, nelems, pe);
 }
@@ -11223,7 +11223,7 @@ void ishmem_short_get_nbi(short* dest, const short* source, size_t nelems, int p
     constexpr const char* fn = "ishmem_short_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<short>(dest, source, nelems, pe);
 }
@@ -11234,7 +11234,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_short_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<short>(q, deps, dest, source, nelems, pe);
 }
@@ -11246,7 +11246,7 @@ ishmem::event ishmemx_short_get_nbi_on_queue(short* dest, const short* source, s
     constexpr const char* fn = "ishmemx_short_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<short>(q, deps, dest, source, nelems, pe);
 }
@@ -11257,7 +11257,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<int>(dest, source, nelems, pe);
 }
@@ -11269,7 +11269,7 @@ void ishmem_int_get_nbi(int* dest, const int* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_int_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<int>(dest, source, nelems, pe);
 }
@@ -11280,7 +11280,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<int>(q, deps, dest, source, nelems, pe);
 }
@@ -11292,7 +11292,7 @@ ishmem::event ishmemx_int_get_nbi_on_queue(int* dest, const int* source, size_t 
     constexpr const char* fn = "ishmemx_int_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<int>(q, deps, dest, source, nelems, pe);
 }
@@ -11303,7 +11303,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_long_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<long>(dest, source, nelems, pe);
 }
@@ -11315,7 +11315,7 @@ void ishmem_long_get_nbi(long* dest, const long* source, size_t nelems, int pe) 
     constexpr const char* fn = "ishmem_long_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<long>(dest, source, nelems, pe);
 }
@@ -11326,7 +11326,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_long_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<long>(q, deps, dest, source, nelems, pe);
 }
@@ -11338,7 +11338,7 @@ ishmem::event ishmemx_long_get_nbi_on_queue(long* dest, const long* source, size
     constexpr const char* fn = "ishmemx_long_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<long>(q, deps, dest, source, nelems, pe);
 }
@@ -11349,7 +11349,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_longlong_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<long long>(dest, source, nelems, pe);
 }
@@ -11361,7 +11361,7 @@ void ishmem_longlong_get_nbi(long long* dest, const long long* source, size_t ne
     constexpr const char* fn = "ishmem_longlong_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<long long>(dest, source, nelems, pe);
 }
@@ -11372,7 +11372,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_longlong_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<long long>(q, deps, dest, source, nelems, pe);
 }
@@ -11384,7 +11384,7 @@ ishmem::event ishmemx_longlong_get_nbi_on_queue(long long* dest, const long long
     constexpr const char* fn = "ishmemx_longlong_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<long long>(q, deps, dest, source, nelems, pe);
 }
@@ -11395,7 +11395,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uchar_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<unsigned char>(dest, source, nelems, pe);
 }
@@ -11407,7 +11407,7 @@ void ishmem_uchar_get_nbi(unsigned char* dest, const unsigned char* source, size
     constexpr const char* fn = "ishmem_uchar_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<unsigned char>(dest, source, nelems, pe);
 }
@@ -11418,7 +11418,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uchar_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<unsigned char>(q, deps, dest, source, nelems, pe);
 }
@@ -11430,7 +11430,7 @@ ishmem::event ishmemx_uchar_get_nbi_on_queue(unsigned char* dest, const unsigned
     constexpr const char* fn = "ishmemx_uchar_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<unsigned char>(q, deps, dest, source, nelems, pe);
 }
@@ -11441,7 +11441,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ushort_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<unsigned short>(dest, source, nelems, pe);
 }
@@ -11453,7 +11453,7 @@ void ishmem_ushort_get_nbi(unsigned short* dest, const unsigned short* source, s
     constexpr const char* fn = "ishmem_ushort_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<unsigned short>(dest, source, nelems, pe);
 }
@@ -11464,7 +11464,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ushort_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<unsigned short>(q, deps, dest, source, nelems, pe);
 }
@@ -11476,7 +11476,7 @@ ishmem::event ishmemx_ushort_get_nbi_on_queue(unsigned short* dest, const unsign
     constexpr const char* fn = "ishmemx_ushort_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<unsigned short>(q, deps, dest, source, nelems, pe);
 }
@@ -11487,7 +11487,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<unsigned int>(dest, source, nelems, pe);
 }
@@ -11499,7 +11499,7 @@ void ishmem_uint_get_nbi(unsigned int* dest, const unsigned int* source, size_t 
     constexpr const char* fn = "ishmem_uint_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<unsigned int>(dest, source, nelems, pe);
 }
@@ -11510,7 +11510,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<unsigned int>(q, deps, dest, source, nelems, pe);
 }
@@ -11522,7 +11522,7 @@ ishmem::event ishmemx_uint_get_nbi_on_queue(unsigned int* dest, const unsigned i
     constexpr const char* fn = "ishmemx_uint_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<unsigned int>(q, deps, dest, source, nelems, pe);
 }
@@ -11533,7 +11533,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulong_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<unsigned long>(dest, source, nelems, pe);
 }
@@ -11545,7 +11545,7 @@ void ishmem_ulong_get_nbi(unsigned long* dest, const unsigned long* source, size
     constexpr const char* fn = "ishmem_ulong_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<unsigned long>(dest, source, nelems, pe);
 }
@@ -11556,7 +11556,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulong_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<unsigned long>(q, deps, dest, source, nelems, pe);
 }
@@ -11568,7 +11568,7 @@ ishmem::event ishmemx_ulong_get_nbi_on_queue(unsigned long* dest, const unsigned
     constexpr const char* fn = "ishmemx_ulong_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<unsigned long>(q, deps, dest, source, nelems, pe);
 }
@@ -11579,7 +11579,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ulonglong_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<unsigned long long>(dest, source, nelems, pe);
 }
@@ -11591,7 +11591,7 @@ void ishmem_ulonglong_get_nbi(unsigned long long* dest, const unsigned long long
     constexpr const char* fn = "ishmem_ulonglong_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<unsigned long long>(dest, source, nelems, pe);
 }
@@ -11602,7 +11602,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ulonglong_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<unsigned long long>(q, deps, dest, source, nelems, pe);
 }
@@ -11614,7 +11614,7 @@ ishmem::event ishmemx_ulonglong_get_nbi_on_queue(unsigned long long* dest, const
     constexpr const char* fn = "ishmemx_ulonglong_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<unsigned long long>(q, deps, dest, source, nelems, pe);
 }
@@ -11625,7 +11625,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int8_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<int8_t>(dest, source, nelems, pe);
 }
@@ -11637,7 +11637,7 @@ void ishmem_int8_get_nbi(int8_t* dest, const int8_t* source, size_t nelems, int 
     constexpr const char* fn = "ishmem_int8_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<int8_t>(dest, source, nelems, pe);
 }
@@ -11648,7 +11648,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int8_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<int8_t>(q, deps, dest, source, nelems, pe);
 }
@@ -11660,7 +11660,7 @@ ishmem::event ishmemx_int8_get_nbi_on_queue(int8_t* dest, const int8_t* source, 
     constexpr const char* fn = "ishmemx_int8_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<int8_t>(q, deps, dest, source, nelems, pe);
 }
@@ -11671,7 +11671,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int16_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<int16_t>(dest, source, nelems, pe);
 }
@@ -11683,7 +11683,7 @@ void ishmem_int16_get_nbi(int16_t* dest, const int16_t* source, size_t nelems, i
     constexpr const char* fn = "ishmem_int16_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<int16_t>(dest, source, nelems, pe);
 }
@@ -11694,7 +11694,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int16_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<int16_t>(q, deps, dest, source, nelems, pe);
 }
@@ -11706,7 +11706,7 @@ ishmem::event ishmemx_int16_get_nbi_on_queue(int16_t* dest, const int16_t* sourc
     constexpr const char* fn = "ishmemx_int16_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<int16_t>(q, deps, dest, source, nelems, pe);
 }
@@ -11717,7 +11717,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int32_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<int32_t>(dest, source, nelems, pe);
 }
@@ -11729,7 +11729,7 @@ void ishmem_int32_get_nbi(int32_t* dest, const int32_t* source, size_t nelems, i
     constexpr const char* fn = "ishmem_int32_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<int32_t>(dest, source, nelems, pe);
 }
@@ -11740,7 +11740,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int32_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<int32_t>(q, deps, dest, source, nelems, pe);
 }
@@ -11752,7 +11752,7 @@ ishmem::event ishmemx_int32_get_nbi_on_queue(int32_t* dest, const int32_t* sourc
     constexpr const char* fn = "ishmemx_int32_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<int32_t>(q, deps, dest, source, nelems, pe);
 }
@@ -11763,7 +11763,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_int64_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<int64_t>(dest, source, nelems, pe);
 }
@@ -11775,7 +11775,7 @@ void ishmem_int64_get_nbi(int64_t* dest, const int64_t* source, size_t nelems, i
     constexpr const char* fn = "ishmem_int64_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<int64_t>(dest, source, nelems, pe);
 }
@@ -11786,7 +11786,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_int64_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<int64_t>(q, deps, dest, source, nelems, pe);
 }
@@ -11798,7 +11798,7 @@ ishmem::event ishmemx_int64_get_nbi_on_queue(int64_t* dest, const int64_t* sourc
     constexpr const char* fn = "ishmemx_int64_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<int64_t>(q, deps, dest, source, nelems, pe);
 }
@@ -11809,7 +11809,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint8_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<uint8_t>(dest, source, nelems, pe);
 }
@@ -11821,7 +11821,7 @@ void ishmem_uint8_get_nbi(uint8_t* dest, const uint8_t* source, size_t nelems, i
     constexpr const char* fn = "ishmem_uint8_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<uint8_t>(dest, source, nelems, pe);
 }
@@ -11832,7 +11832,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint8_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<uint8_t>(q, deps, dest, source, nelems, pe);
 }
@@ -11844,7 +11844,7 @@ ishmem::event ishmemx_uint8_get_nbi_on_queue(uint8_t* dest, const uint8_t* sourc
     constexpr const char* fn = "ishmemx_uint8_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<uint8_t>(q, deps, dest, source, nelems, pe);
 }
@@ -11855,7 +11855,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint16_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<uint16_t>(dest, source, nelems, pe);
 }
@@ -11867,7 +11867,7 @@ void ishmem_uint16_get_nbi(uint16_t* dest, const uint16_t* source, size_t nelems
     constexpr const char* fn = "ishmem_uint16_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<uint16_t>(dest, source, nelems, pe);
 }
@@ -11878,7 +11878,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint16_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<uint16_t>(q, deps, dest, source, nelems, pe);
 }
@@ -11890,7 +11890,7 @@ ishmem::event ishmemx_uint16_get_nbi_on_queue(uint16_t* dest, const uint16_t* so
     constexpr const char* fn = "ishmemx_uint16_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<uint16_t>(q, deps, dest, source, nelems, pe);
 }
@@ -11901,7 +11901,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint32_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<uint32_t>(dest, source, nelems, pe);
 }
@@ -11913,7 +11913,7 @@ void ishmem_uint32_get_nbi(uint32_t* dest, const uint32_t* source, size_t nelems
     constexpr const char* fn = "ishmem_uint32_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<uint32_t>(dest, source, nelems, pe);
 }
@@ -11924,7 +11924,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint32_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<uint32_t>(q, deps, dest, source, nelems, pe);
 }
@@ -11936,7 +11936,7 @@ ishmem::event ishmemx_uint32_get_nbi_on_queue(uint32_t* dest, const uint32_t* so
     constexpr const char* fn = "ishmemx_uint32_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<uint32_t>(q, deps, dest, source, nelems, pe);
 }
@@ -11947,7 +11947,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_uint64_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<uint64_t>(dest, source, nelems, pe);
 }
@@ -11959,7 +11959,7 @@ void ishmem_uint64_get_nbi(uint64_t* dest, const uint64_t* source, size_t nelems
     constexpr const char* fn = "ishmem_uint64_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<uint64_t>(dest, source, nelems, pe);
 }
@@ -11970,7 +11970,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_uint64_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<uint64_t>(q, deps, dest, source, nelems, pe);
 }
@@ -11982,7 +11982,7 @@ ishmem::event ishmemx_uint64_get_nbi_on_queue(uint64_t* dest, const uint64_t* so
     constexpr const char* fn = "ishmemx_uint64_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<uint64_t>(q, deps, dest, source, nelems, pe);
 }
@@ -11993,7 +11993,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_size_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<size_t>(dest, source, nelems, pe);
 }
@@ -12005,7 +12005,7 @@ void ishmem_size_get_nbi(size_t* dest, const size_t* source, size_t nelems, int 
     constexpr const char* fn = "ishmem_size_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<size_t>(dest, source, nelems, pe);
 }
@@ -12016,7 +12016,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_size_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<size_t>(q, deps, dest, source, nelems, pe);
 }
@@ -12028,7 +12028,7 @@ ishmem::event ishmemx_size_get_nbi_on_queue(size_t* dest, const size_t* source, 
     constexpr const char* fn = "ishmemx_size_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<size_t>(q, deps, dest, source, nelems, pe);
 }
@@ -12039,7 +12039,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_ptrdiff_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<ptrdiff_t>(dest, source, nelems, pe);
 }
@@ -12051,7 +12051,7 @@ void ishmem_ptrdiff_get_nbi(ptrdiff_t* dest, const ptrdiff_t* source, size_t nel
     constexpr const char* fn = "ishmem_ptrdiff_get_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<ptrdiff_t>(dest, source, nelems, pe);
 }
@@ -12062,7 +12062,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_ptrdiff_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<ptrdiff_t>(q, deps, dest, source, nelems, pe);
 }
@@ -12074,7 +12074,7 @@ ishmem::event ishmemx_ptrdiff_get_nbi_on_queue(ptrdiff_t* dest, const ptrdiff_t*
     constexpr const char* fn = "ishmemx_ptrdiff_get_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<ptrdiff_t>(q, deps, dest, source, nelems, pe);
 }
@@ -12085,7 +12085,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_get8_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
 }
@@ -12097,7 +12097,7 @@ void ishmem_get8_nbi(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_get8_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
 }
@@ -12108,7 +12108,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_get8_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<ishmemi::sized_t<8>>(q, deps, static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
 }
@@ -12120,7 +12120,7 @@ ishmem::event ishmemx_get8_nbi_on_queue(void* dest, const void* source, size_t n
     constexpr const char* fn = "ishmemx_get8_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<ishmemi::sized_t<8>>(q, deps, static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
 }
@@ -12131,7 +12131,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_get16_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
 }
@@ -12143,7 +12143,7 @@ void ishmem_get16_nbi(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_get16_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
 }
@@ -12154,7 +12154,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_get16_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<ishmemi::sized_t<16>>(q, deps, static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
 }
@@ -12166,7 +12166,7 @@ ishmem::event ishmemx_get16_nbi_on_queue(void* dest, const void* source, size_t 
     constexpr const char* fn = "ishmemx_get16_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<ishmemi::sized_t<16>>(q, deps, static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
 }
@@ -12177,7 +12177,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_get32_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
 }
@@ -12189,7 +12189,7 @@ void ishmem_get32_nbi(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_get32_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
 }
@@ -12200,7 +12200,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_get32_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<ishmemi::sized_t<32>>(q, deps, static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
 }
@@ -12212,7 +12212,7 @@ ishmem::event ishmemx_get32_nbi_on_queue(void* dest, const void* source, size_t 
     constexpr const char* fn = "ishmemx_get32_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<ishmemi::sized_t<32>>(q, deps, static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
 }
@@ -12223,7 +12223,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_get64_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
 }
@@ -12235,7 +12235,7 @@ void ishmem_get64_nbi(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_get64_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
 }
@@ -12246,7 +12246,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_get64_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<ishmemi::sized_t<64>>(q, deps, static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
 }
@@ -12258,7 +12258,7 @@ ishmem::event ishmemx_get64_nbi_on_queue(void* dest, const void* source, size_t 
     constexpr const char* fn = "ishmemx_get64_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<ishmemi::sized_t<64>>(q, deps, static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
 }
@@ -12269,7 +12269,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_get128_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
 }
@@ -12281,7 +12281,7 @@ void ishmem_get128_nbi(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_get128_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
 }
@@ -12292,7 +12292,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_get128_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<ishmemi::sized_t<128>>(q, deps, static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
 }
@@ -12304,7 +12304,7 @@ ishmem::event ishmemx_get128_nbi_on_queue(void* dest, const void* source, size_t
     constexpr const char* fn = "ishmemx_get128_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<ishmemi::sized_t<128>>(q, deps, static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
 }
@@ -12315,7 +12315,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmem_getmem_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
 }
@@ -12327,7 +12327,7 @@ void ishmem_getmem_nbi(void* dest, const void* source, size_t nelems, int pe) {
     constexpr const char* fn = "ishmem_getmem_nbi";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
 }
@@ -12338,7 +12338,7 @@ namespace full_checked {
     constexpr const char* fn = "ishmemx_getmem_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<uint8_t>(q, deps, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
 }
@@ -12350,7 +12350,7 @@ ishmem::event ishmemx_getmem_nbi_on_queue(void* dest, const void* source, size_t
     constexpr const char* fn = "ishmemx_getmem_nbi_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
-    ishmemi::check_symmetric_bounds(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "source", source, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::get_nbi_on_queue<uint8_t>(q, deps, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
 }

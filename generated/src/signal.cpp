@@ -10,9 +10,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_float_put_signal(float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_float_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -25,9 +25,9 @@ void ishmem_float_put_signal(float* dest, const float* source, size_t nelems, ui
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_float_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_float_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -39,9 +39,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_float_put_signal_on_queue(float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_float_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -54,9 +54,9 @@ ishmem::event ishmemx_float_put_signal_on_queue(float* dest, const float* source
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_float_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_float_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -68,9 +68,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_double_put_signal(double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_double_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -83,9 +83,9 @@ void ishmem_double_put_signal(double* dest, const double* source, size_t nelems,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_double_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_double_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -97,9 +97,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_double_put_signal_on_queue(double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_double_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -112,9 +112,9 @@ ishmem::event ishmemx_double_put_signal_on_queue(double* dest, const double* sou
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_double_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_double_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -126,9 +126,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_char_put_signal(char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_char_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -141,9 +141,9 @@ void ishmem_char_put_signal(char* dest, const char* source, size_t nelems, uint6
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_char_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_char_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -155,9 +155,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_char_put_signal_on_queue(char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_char_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -170,9 +170,9 @@ ishmem::event ishmemx_char_put_signal_on_queue(char* dest, const char* source, s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_char_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_char_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -184,9 +184,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_schar_put_signal(signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_schar_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -199,9 +199,9 @@ void ishmem_schar_put_signal(signed char* dest, const signed char* source, size_
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_schar_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_schar_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -213,9 +213,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_schar_put_signal_on_queue(signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_schar_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -228,9 +228,9 @@ ishmem::event ishmemx_schar_put_signal_on_queue(signed char* dest, const signed 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_schar_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_schar_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -242,9 +242,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_short_put_signal(short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_short_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -257,9 +257,9 @@ void ishmem_short_put_signal(short* dest, const short* source, size_t nelems, ui
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_short_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_short_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -271,9 +271,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_short_put_signal_on_queue(short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_short_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -286,9 +286,9 @@ ishmem::event ishmemx_short_put_signal_on_queue(short* dest, const short* source
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_short_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_short_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -300,9 +300,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int_put_signal(int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_int_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -315,9 +315,9 @@ void ishmem_int_put_signal(int* dest, const int* source, size_t nelems, uint64_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_int_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -329,9 +329,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int_put_signal_on_queue(int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -344,9 +344,9 @@ ishmem::event ishmemx_int_put_signal_on_queue(int* dest, const int* source, size
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_int_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -358,9 +358,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_long_put_signal(long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_long_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -373,9 +373,9 @@ void ishmem_long_put_signal(long* dest, const long* source, size_t nelems, uint6
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_long_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_long_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -387,9 +387,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_long_put_signal_on_queue(long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_long_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -402,9 +402,9 @@ ishmem::event ishmemx_long_put_signal_on_queue(long* dest, const long* source, s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_long_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_long_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -416,9 +416,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_longlong_put_signal(long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_longlong_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -431,9 +431,9 @@ void ishmem_longlong_put_signal(long long* dest, const long long* source, size_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_longlong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_longlong_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -445,9 +445,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_longlong_put_signal_on_queue(long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_longlong_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -460,9 +460,9 @@ ishmem::event ishmemx_longlong_put_signal_on_queue(long long* dest, const long l
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_longlong_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_longlong_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -474,9 +474,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uchar_put_signal(unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_uchar_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -489,9 +489,9 @@ void ishmem_uchar_put_signal(unsigned char* dest, const unsigned char* source, s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uchar_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_uchar_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -503,9 +503,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uchar_put_signal_on_queue(unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uchar_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -518,9 +518,9 @@ ishmem::event ishmemx_uchar_put_signal_on_queue(unsigned char* dest, const unsig
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uchar_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_uchar_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -532,9 +532,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ushort_put_signal(unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_ushort_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -547,9 +547,9 @@ void ishmem_ushort_put_signal(unsigned short* dest, const unsigned short* source
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ushort_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_ushort_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -561,9 +561,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ushort_put_signal_on_queue(unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ushort_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -576,9 +576,9 @@ ishmem::event ishmemx_ushort_put_signal_on_queue(unsigned short* dest, const uns
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ushort_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_ushort_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -590,9 +590,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint_put_signal(unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_uint_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -605,9 +605,9 @@ void ishmem_uint_put_signal(unsigned int* dest, const unsigned int* source, size
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_uint_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -619,9 +619,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint_put_signal_on_queue(unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -634,9 +634,9 @@ ishmem::event ishmemx_uint_put_signal_on_queue(unsigned int* dest, const unsigne
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -648,9 +648,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulong_put_signal(unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_ulong_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -663,9 +663,9 @@ void ishmem_ulong_put_signal(unsigned long* dest, const unsigned long* source, s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_ulong_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -677,9 +677,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ulong_put_signal_on_queue(unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ulong_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -692,9 +692,9 @@ ishmem::event ishmemx_ulong_put_signal_on_queue(unsigned long* dest, const unsig
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulong_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_ulong_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -706,9 +706,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulonglong_put_signal(unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -721,9 +721,9 @@ void ishmem_ulonglong_put_signal(unsigned long long* dest, const unsigned long l
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_ulonglong_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -735,9 +735,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ulonglong_put_signal_on_queue(unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ulonglong_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -750,9 +750,9 @@ ishmem::event ishmemx_ulonglong_put_signal_on_queue(unsigned long long* dest, co
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulonglong_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_ulonglong_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -764,9 +764,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int8_put_signal(int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_int8_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -779,9 +779,9 @@ void ishmem_int8_put_signal(int8_t* dest, const int8_t* source, size_t nelems, u
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int8_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_int8_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -793,9 +793,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int8_put_signal_on_queue(int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int8_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -808,9 +808,9 @@ ishmem::event ishmemx_int8_put_signal_on_queue(int8_t* dest, const int8_t* sourc
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int8_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_int8_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -822,9 +822,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int16_put_signal(int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_int16_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -837,9 +837,9 @@ void ishmem_int16_put_signal(int16_t* dest, const int16_t* source, size_t nelems
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int16_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_int16_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -851,9 +851,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int16_put_signal_on_queue(int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int16_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -866,9 +866,9 @@ ishmem::event ishmemx_int16_put_signal_on_queue(int16_t* dest, const int16_t* so
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int16_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_int16_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -880,9 +880,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int32_put_signal(int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_int32_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -895,9 +895,9 @@ void ishmem_int32_put_signal(int32_t* dest, const int32_t* source, size_t nelems
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_int32_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -909,9 +909,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int32_put_signal_on_queue(int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int32_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -924,9 +924,9 @@ ishmem::event ishmemx_int32_put_signal_on_queue(int32_t* dest, const int32_t* so
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int32_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_int32_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -938,9 +938,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int64_put_signal(int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_int64_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -953,9 +953,9 @@ void ishmem_int64_put_signal(int64_t* dest, const int64_t* source, size_t nelems
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_int64_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -967,9 +967,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int64_put_signal_on_queue(int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int64_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -982,9 +982,9 @@ ishmem::event ishmemx_int64_put_signal_on_queue(int64_t* dest, const int64_t* so
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int64_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_int64_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -996,9 +996,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint8_put_signal(uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_uint8_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1011,9 +1011,9 @@ void ishmem_uint8_put_signal(uint8_t* dest, const uint8_t* source, size_t nelems
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint8_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_uint8_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1025,9 +1025,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint8_put_signal_on_queue(uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint8_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1040,9 +1040,9 @@ ishmem::event ishmemx_uint8_put_signal_on_queue(uint8_t* dest, const uint8_t* so
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint8_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint8_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1054,9 +1054,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint16_put_signal(uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_uint16_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1069,9 +1069,9 @@ void ishmem_uint16_put_signal(uint16_t* dest, const uint16_t* source, size_t nel
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint16_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_uint16_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1083,9 +1083,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint16_put_signal_on_queue(uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint16_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1098,9 +1098,9 @@ ishmem::event ishmemx_uint16_put_signal_on_queue(uint16_t* dest, const uint16_t*
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint16_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint16_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1112,9 +1112,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint32_put_signal(uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_uint32_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1127,9 +1127,9 @@ void ishmem_uint32_put_signal(uint32_t* dest, const uint32_t* source, size_t nel
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_uint32_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1141,9 +1141,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint32_put_signal_on_queue(uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint32_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1156,9 +1156,9 @@ ishmem::event ishmemx_uint32_put_signal_on_queue(uint32_t* dest, const uint32_t*
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint32_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint32_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1170,9 +1170,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint64_put_signal(uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_uint64_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1185,9 +1185,9 @@ void ishmem_uint64_put_signal(uint64_t* dest, const uint64_t* source, size_t nel
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_uint64_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1199,9 +1199,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint64_put_signal_on_queue(uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint64_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1214,9 +1214,9 @@ ishmem::event ishmemx_uint64_put_signal_on_queue(uint64_t* dest, const uint64_t*
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint64_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint64_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1228,9 +1228,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_size_put_signal(size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_size_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1243,9 +1243,9 @@ void ishmem_size_put_signal(size_t* dest, const size_t* source, size_t nelems, u
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_size_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_size_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1257,9 +1257,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_size_put_signal_on_queue(size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_size_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1272,9 +1272,9 @@ ishmem::event ishmemx_size_put_signal_on_queue(size_t* dest, const size_t* sourc
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_size_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_size_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1286,9 +1286,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ptrdiff_put_signal(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1301,9 +1301,9 @@ void ishmem_ptrdiff_put_signal(ptrdiff_t* dest, const ptrdiff_t* source, size_t 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ptrdiff_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_ptrdiff_put_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1315,9 +1315,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ptrdiff_put_signal_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ptrdiff_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1330,9 +1330,9 @@ ishmem::event ishmemx_ptrdiff_put_signal_on_queue(ptrdiff_t* dest, const ptrdiff
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ptrdiff_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_ptrdiff_put_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1344,9 +1344,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put8_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_put8_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1359,9 +1359,9 @@ void ishmem_put8_signal(void* dest, const void* source, size_t nelems, uint64_t*
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put8_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_put8_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1373,9 +1373,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put8_signal_on_queue(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put8_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1388,9 +1388,9 @@ ishmem::event ishmemx_put8_signal_on_queue(void* dest, const void* source, size_
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put8_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_put8_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1402,9 +1402,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put16_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_put16_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1417,9 +1417,9 @@ void ishmem_put16_signal(void* dest, const void* source, size_t nelems, uint64_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put16_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_put16_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1431,9 +1431,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put16_signal_on_queue(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put16_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1446,9 +1446,9 @@ ishmem::event ishmemx_put16_signal_on_queue(void* dest, const void* source, size
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put16_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_put16_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1460,9 +1460,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put32_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_put32_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1475,9 +1475,9 @@ void ishmem_put32_signal(void* dest, const void* source, size_t nelems, uint64_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put32_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_put32_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1489,9 +1489,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put32_signal_on_queue(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put32_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1504,9 +1504,9 @@ ishmem::event ishmemx_put32_signal_on_queue(void* dest, const void* source, size
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put32_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_put32_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1518,9 +1518,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put64_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_put64_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1533,9 +1533,9 @@ void ishmem_put64_signal(void* dest, const void* source, size_t nelems, uint64_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put64_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_put64_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1547,9 +1547,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put64_signal_on_queue(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put64_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1562,9 +1562,9 @@ ishmem::event ishmemx_put64_signal_on_queue(void* dest, const void* source, size
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put64_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_put64_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1576,9 +1576,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put128_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_put128_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1591,9 +1591,9 @@ void ishmem_put128_signal(void* dest, const void* source, size_t nelems, uint64_
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put128_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_put128_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1605,9 +1605,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put128_signal_on_queue(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put128_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1620,9 +1620,9 @@ ishmem::event ishmemx_put128_signal_on_queue(void* dest, const void* source, siz
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put128_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_put128_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1634,9 +1634,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_putmem_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_putmem_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1649,9 +1649,9 @@ void ishmem_putmem_signal(void* dest, const void* source, size_t nelems, uint64_
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_putmem_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_putmem_signal";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1663,9 +1663,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_putmem_signal_on_queue(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_putmem_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1678,9 +1678,9 @@ ishmem::event ishmemx_putmem_signal_on_queue(void* dest, const void* source, siz
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_putmem_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_putmem_signal_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1692,9 +1692,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_float_put_signal_nbi(float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_float_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1707,9 +1707,9 @@ void ishmem_float_put_signal_nbi(float* dest, const float* source, size_t nelems
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_float_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_float_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1721,9 +1721,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_float_put_signal_nbi_on_queue(float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_float_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1736,9 +1736,9 @@ ishmem::event ishmemx_float_put_signal_nbi_on_queue(float* dest, const float* so
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_float_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_float_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(float)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1750,9 +1750,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_double_put_signal_nbi(double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_double_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1765,9 +1765,9 @@ void ishmem_double_put_signal_nbi(double* dest, const double* source, size_t nel
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_double_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_double_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1779,9 +1779,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_double_put_signal_nbi_on_queue(double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_double_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1794,9 +1794,9 @@ ishmem::event ishmemx_double_put_signal_nbi_on_queue(double* dest, const double*
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_double_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_double_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(double)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1808,9 +1808,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_char_put_signal_nbi(char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_char_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1823,9 +1823,9 @@ void ishmem_char_put_signal_nbi(char* dest, const char* source, size_t nelems, u
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_char_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_char_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1837,9 +1837,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_char_put_signal_nbi_on_queue(char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_char_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1852,9 +1852,9 @@ ishmem::event ishmemx_char_put_signal_nbi_on_queue(char* dest, const char* sourc
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_char_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_char_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1866,9 +1866,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_schar_put_signal_nbi(signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_schar_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1881,9 +1881,9 @@ void ishmem_schar_put_signal_nbi(signed char* dest, const signed char* source, s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_schar_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_schar_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1895,9 +1895,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_schar_put_signal_nbi_on_queue(signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_schar_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1910,9 +1910,9 @@ ishmem::event ishmemx_schar_put_signal_nbi_on_queue(signed char* dest, const sig
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_schar_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_schar_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(signed char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1924,9 +1924,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_short_put_signal_nbi(short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_short_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1939,9 +1939,9 @@ void ishmem_short_put_signal_nbi(short* dest, const short* source, size_t nelems
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_short_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_short_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1953,9 +1953,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_short_put_signal_nbi_on_queue(short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_short_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1968,9 +1968,9 @@ ishmem::event ishmemx_short_put_signal_nbi_on_queue(short* dest, const short* so
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_short_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_short_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1982,9 +1982,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int_put_signal_nbi(int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_int_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -1997,9 +1997,9 @@ void ishmem_int_put_signal_nbi(int* dest, const int* source, size_t nelems, uint
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_int_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2011,9 +2011,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int_put_signal_nbi_on_queue(int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2026,9 +2026,9 @@ ishmem::event ishmemx_int_put_signal_nbi_on_queue(int* dest, const int* source, 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_int_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2040,9 +2040,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_long_put_signal_nbi(long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_long_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2055,9 +2055,9 @@ void ishmem_long_put_signal_nbi(long* dest, const long* source, size_t nelems, u
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_long_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_long_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2069,9 +2069,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_long_put_signal_nbi_on_queue(long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_long_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2084,9 +2084,9 @@ ishmem::event ishmemx_long_put_signal_nbi_on_queue(long* dest, const long* sourc
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_long_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_long_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2098,9 +2098,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_longlong_put_signal_nbi(long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_longlong_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2113,9 +2113,9 @@ void ishmem_longlong_put_signal_nbi(long long* dest, const long long* source, si
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_longlong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_longlong_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2127,9 +2127,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_longlong_put_signal_nbi_on_queue(long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_longlong_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2142,9 +2142,9 @@ ishmem::event ishmemx_longlong_put_signal_nbi_on_queue(long long* dest, const lo
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_longlong_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_longlong_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2156,9 +2156,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uchar_put_signal_nbi(unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_uchar_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2171,9 +2171,9 @@ void ishmem_uchar_put_signal_nbi(unsigned char* dest, const unsigned char* sourc
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uchar_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_uchar_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2185,9 +2185,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uchar_put_signal_nbi_on_queue(unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uchar_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2200,9 +2200,9 @@ ishmem::event ishmemx_uchar_put_signal_nbi_on_queue(unsigned char* dest, const u
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uchar_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_uchar_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned char)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2214,9 +2214,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ushort_put_signal_nbi(unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_ushort_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2229,9 +2229,9 @@ void ishmem_ushort_put_signal_nbi(unsigned short* dest, const unsigned short* so
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ushort_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_ushort_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2243,9 +2243,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ushort_put_signal_nbi_on_queue(unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ushort_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2258,9 +2258,9 @@ ishmem::event ishmemx_ushort_put_signal_nbi_on_queue(unsigned short* dest, const
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ushort_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_ushort_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned short)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2272,9 +2272,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint_put_signal_nbi(unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_uint_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2287,9 +2287,9 @@ void ishmem_uint_put_signal_nbi(unsigned int* dest, const unsigned int* source, 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_uint_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2301,9 +2301,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint_put_signal_nbi_on_queue(unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2316,9 +2316,9 @@ ishmem::event ishmemx_uint_put_signal_nbi_on_queue(unsigned int* dest, const uns
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned int)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2330,9 +2330,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulong_put_signal_nbi(unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_ulong_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2345,9 +2345,9 @@ void ishmem_ulong_put_signal_nbi(unsigned long* dest, const unsigned long* sourc
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_ulong_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2359,9 +2359,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ulong_put_signal_nbi_on_queue(unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ulong_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2374,9 +2374,9 @@ ishmem::event ishmemx_ulong_put_signal_nbi_on_queue(unsigned long* dest, const u
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulong_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_ulong_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2388,9 +2388,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ulonglong_put_signal_nbi(unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2403,9 +2403,9 @@ void ishmem_ulonglong_put_signal_nbi(unsigned long long* dest, const unsigned lo
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ulonglong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_ulonglong_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2417,9 +2417,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ulonglong_put_signal_nbi_on_queue(unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ulonglong_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2432,9 +2432,9 @@ ishmem::event ishmemx_ulonglong_put_signal_nbi_on_queue(unsigned long long* dest
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ulonglong_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_ulonglong_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(unsigned long long)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2446,9 +2446,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int8_put_signal_nbi(int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_int8_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2461,9 +2461,9 @@ void ishmem_int8_put_signal_nbi(int8_t* dest, const int8_t* source, size_t nelem
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int8_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_int8_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2475,9 +2475,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int8_put_signal_nbi_on_queue(int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int8_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2490,9 +2490,9 @@ ishmem::event ishmemx_int8_put_signal_nbi_on_queue(int8_t* dest, const int8_t* s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int8_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_int8_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2504,9 +2504,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int16_put_signal_nbi(int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_int16_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2519,9 +2519,9 @@ void ishmem_int16_put_signal_nbi(int16_t* dest, const int16_t* source, size_t ne
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int16_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_int16_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2533,9 +2533,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int16_put_signal_nbi_on_queue(int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int16_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2548,9 +2548,9 @@ ishmem::event ishmemx_int16_put_signal_nbi_on_queue(int16_t* dest, const int16_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int16_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_int16_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2562,9 +2562,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int32_put_signal_nbi(int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_int32_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2577,9 +2577,9 @@ void ishmem_int32_put_signal_nbi(int32_t* dest, const int32_t* source, size_t ne
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int32_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_int32_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2591,9 +2591,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int32_put_signal_nbi_on_queue(int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int32_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2606,9 +2606,9 @@ ishmem::event ishmemx_int32_put_signal_nbi_on_queue(int32_t* dest, const int32_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int32_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_int32_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2620,9 +2620,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_int64_put_signal_nbi(int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_int64_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2635,9 +2635,9 @@ void ishmem_int64_put_signal_nbi(int64_t* dest, const int64_t* source, size_t ne
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_int64_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_int64_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2649,9 +2649,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_int64_put_signal_nbi_on_queue(int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_int64_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2664,9 +2664,9 @@ ishmem::event ishmemx_int64_put_signal_nbi_on_queue(int64_t* dest, const int64_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_int64_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_int64_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(int64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2678,9 +2678,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint8_put_signal_nbi(uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_uint8_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2693,9 +2693,9 @@ void ishmem_uint8_put_signal_nbi(uint8_t* dest, const uint8_t* source, size_t ne
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint8_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_uint8_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2707,9 +2707,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint8_put_signal_nbi_on_queue(uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint8_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2722,9 +2722,9 @@ ishmem::event ishmemx_uint8_put_signal_nbi_on_queue(uint8_t* dest, const uint8_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint8_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint8_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2736,9 +2736,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint16_put_signal_nbi(uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_uint16_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2751,9 +2751,9 @@ void ishmem_uint16_put_signal_nbi(uint16_t* dest, const uint16_t* source, size_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint16_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_uint16_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2765,9 +2765,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint16_put_signal_nbi_on_queue(uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint16_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2780,9 +2780,9 @@ ishmem::event ishmemx_uint16_put_signal_nbi_on_queue(uint16_t* dest, const uint1
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint16_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint16_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint16_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2794,9 +2794,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint32_put_signal_nbi(uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_uint32_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2809,9 +2809,9 @@ void ishmem_uint32_put_signal_nbi(uint32_t* dest, const uint32_t* source, size_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint32_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_uint32_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2823,9 +2823,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint32_put_signal_nbi_on_queue(uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint32_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2838,9 +2838,9 @@ ishmem::event ishmemx_uint32_put_signal_nbi_on_queue(uint32_t* dest, const uint3
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint32_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint32_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint32_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2852,9 +2852,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_uint64_put_signal_nbi(uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_uint64_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2867,9 +2867,9 @@ void ishmem_uint64_put_signal_nbi(uint64_t* dest, const uint64_t* source, size_t
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_uint64_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_uint64_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2881,9 +2881,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_uint64_put_signal_nbi_on_queue(uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_uint64_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2896,9 +2896,9 @@ ishmem::event ishmemx_uint64_put_signal_nbi_on_queue(uint64_t* dest, const uint6
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_uint64_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_uint64_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint64_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2910,9 +2910,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_size_put_signal_nbi(size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_size_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2925,9 +2925,9 @@ void ishmem_size_put_signal_nbi(size_t* dest, const size_t* source, size_t nelem
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_size_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_size_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2939,9 +2939,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_size_put_signal_nbi_on_queue(size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_size_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2954,9 +2954,9 @@ ishmem::event ishmemx_size_put_signal_nbi_on_queue(size_t* dest, const size_t* s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_size_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_size_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(size_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2968,9 +2968,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_ptrdiff_put_signal_nbi(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2983,9 +2983,9 @@ void ishmem_ptrdiff_put_signal_nbi(ptrdiff_t* dest, const ptrdiff_t* source, siz
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_ptrdiff_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_ptrdiff_put_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -2997,9 +2997,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_ptrdiff_put_signal_nbi_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_ptrdiff_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3012,9 +3012,9 @@ ishmem::event ishmemx_ptrdiff_put_signal_nbi_on_queue(ptrdiff_t* dest, const ptr
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_ptrdiff_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_ptrdiff_put_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ptrdiff_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3026,9 +3026,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put8_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_put8_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3041,9 +3041,9 @@ void ishmem_put8_signal_nbi(void* dest, const void* source, size_t nelems, uint6
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put8_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_put8_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3055,9 +3055,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put8_signal_nbi_on_queue(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put8_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3070,9 +3070,9 @@ ishmem::event ishmemx_put8_signal_nbi_on_queue(void* dest, const void* source, s
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put8_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_put8_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<8>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3084,9 +3084,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put16_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_put16_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3099,9 +3099,9 @@ void ishmem_put16_signal_nbi(void* dest, const void* source, size_t nelems, uint
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put16_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_put16_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3113,9 +3113,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put16_signal_nbi_on_queue(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put16_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3128,9 +3128,9 @@ ishmem::event ishmemx_put16_signal_nbi_on_queue(void* dest, const void* source, 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put16_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_put16_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<16>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3142,9 +3142,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put32_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_put32_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3157,9 +3157,9 @@ void ishmem_put32_signal_nbi(void* dest, const void* source, size_t nelems, uint
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put32_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_put32_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3171,9 +3171,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put32_signal_nbi_on_queue(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put32_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3186,9 +3186,9 @@ ishmem::event ishmemx_put32_signal_nbi_on_queue(void* dest, const void* source, 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put32_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_put32_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<32>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3200,9 +3200,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put64_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_put64_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3215,9 +3215,9 @@ void ishmem_put64_signal_nbi(void* dest, const void* source, size_t nelems, uint
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put64_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_put64_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3229,9 +3229,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put64_signal_nbi_on_queue(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put64_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3244,9 +3244,9 @@ ishmem::event ishmemx_put64_signal_nbi_on_queue(void* dest, const void* source, 
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put64_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_put64_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<64>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3258,9 +3258,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_put128_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_put128_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3273,9 +3273,9 @@ void ishmem_put128_signal_nbi(void* dest, const void* source, size_t nelems, uin
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_put128_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_put128_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3287,9 +3287,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_put128_signal_nbi_on_queue(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_put128_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3302,9 +3302,9 @@ ishmem::event ishmemx_put128_signal_nbi_on_queue(void* dest, const void* source,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_put128_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_put128_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(ishmemi::sized_t<128>)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3316,9 +3316,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmem_putmem_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
     constexpr const char* fn = "ishmem_putmem_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3331,9 +3331,9 @@ void ishmem_putmem_signal_nbi(void* dest, const void* source, size_t nelems, uin
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_putmem_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
     constexpr const char* fn = "ishmem_putmem_signal_nbi";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3345,9 +3345,9 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] ishmem::event ishmemx_putmem_signal_nbi_on_queue(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_putmem_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3360,9 +3360,9 @@ ishmem::event ishmemx_putmem_signal_nbi_on_queue(void* dest, const void* source,
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_putmem_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q, deps);
     constexpr const char* fn = "ishmemx_putmem_signal_nbi_on_queue";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric_bounds(fn, "dest", dest, ishmemi::mul_size(nelems, sizeof(uint8_t)));
     ishmemi::check_nonnull(fn, "source", source, nelems);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
@@ -3374,7 +3374,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] uint64_t ishmem_signal_fetch(uint64_t* sig_addr) {
     constexpr const char* fn = "ishmem_signal_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     return ishmemi::impl::signal_fetch(sig_addr);
 }
@@ -3385,7 +3385,7 @@ uint64_t ishmem_signal_fetch(uint64_t* sig_addr) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmem_signal_fetch(sig_addr);
     constexpr const char* fn = "ishmem_signal_fetch";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     return ishmemi::impl::signal_fetch(sig_addr);
 }
@@ -3395,7 +3395,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_signal_add(uint64_t* sig_addr, uint64_t signal, int pe) {
     constexpr const char* fn = "ishmemx_signal_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::signal_add(sig_addr, signal, pe);
@@ -3407,7 +3407,7 @@ void ishmemx_signal_add(uint64_t* sig_addr, uint64_t signal, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_signal_add(sig_addr, signal, pe);
     constexpr const char* fn = "ishmemx_signal_add";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::signal_add(sig_addr, signal, pe);
@@ -3418,7 +3418,7 @@ namespace full_checked {
 [[gnu::cold, gnu::noinline]] void ishmemx_signal_set(uint64_t* sig_addr, uint64_t signal, int pe) {
     constexpr const char* fn = "ishmemx_signal_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::signal_set(sig_addr, signal, pe);
@@ -3430,7 +3430,7 @@ void ishmemx_signal_set(uint64_t* sig_addr, uint64_t signal, int pe) {
     if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_signal_set(sig_addr, signal, pe);
     constexpr const char* fn = "ishmemx_signal_set";
     ishmemi::check_init(fn);
-    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_symmetric_bounds(fn, "sig_addr", sig_addr, ishmemi::mul_size(1, sizeof(uint64_t)));
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::signal_set(sig_addr, signal, pe);

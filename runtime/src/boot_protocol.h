@@ -37,6 +37,11 @@ inline constexpr size_t boot_chunk = 64 * 1024;
 inline constexpr int boot_fds_per_message = 200;
 
 inline constexpr int boot_global_exit_signal = SIGUSR1;
+// ishmrun, told to stop the job (SIGINT, SIGTERM, SIGHUP), queues this signal to every PE that has
+// connected, value the signal it got, and passes that signal on a moment later: each PE's handler
+// (installed before its first request) may print where every PE is. A real-time signal, which
+// programs rarely use; SIGRTMIN is not a constant.
+inline int boot_stop_report_signal() { return SIGRTMIN + 3; }
 // An exit status is 8 bits; the PE number goes above them.
 inline constexpr int boot_global_exit_value(int pe, int status) { return pe * 256 + (status & 255); }
 inline constexpr int boot_global_exit_pe(int value) { return value / 256; }

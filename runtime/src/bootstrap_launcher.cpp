@@ -15,6 +15,7 @@
 #include "boot_protocol.h"
 #include "fd_passing.h"
 #include "bootstrap_select.h"
+#include "control.h"
 #include "ishmem/impl/runtime.h"
 
 namespace ishmemi {
@@ -159,6 +160,10 @@ long env_number(const char* name) {
     return errno || end == text || *end || v < 0 || v > INT_MAX ? -1 : v;
 }
 
+void on_stop_report(int, siginfo_t* info, void*) {
+    report_on_stop(info->si_value.sival_int);
+}
+
 }  // namespace
 
 bool notify_launcher_global_exit(int status, int pe) {
@@ -186,6 +191,12 @@ std::unique_ptr<bootstrap> make_launcher_bootstrap() {
     fcntl(fd, F_SETFD, FD_CLOEXEC);
     int n = env_int("ISHMEMI_NPES", 1, INT_MAX);
     int pe = env_int("ISHMEMI_PE", 0, n - 1);
+    // Before the first request: from then on ishmrun may ask for the report when it is told to stop.
+    struct sigaction sa {};
+    sa.sa_sigaction = on_stop_report;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(boot_stop_report_signal(), &sa, nullptr);
     return std::make_unique<launcher_bootstrap>(fd, pe, n);
 }
 

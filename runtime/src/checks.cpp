@@ -130,10 +130,17 @@ void claim_report_or_wait() {
     _exit(1);
 }
 
-[[noreturn]] void print_and_exit(const std::string& text) {
+// One write: lines of other PEs do not interleave. Routine names as the program called them.
+void print_report(std::string text) {
+    spell_as_program(text.data());
+    text.resize(strlen(text.c_str()));
     fflush(stdout);
-    ssize_t ignored = write(2, text.data(), text.size());  // one write: lines of other PEs do not interleave
+    ssize_t ignored = write(2, text.data(), text.size());
     (void)ignored;
+}
+
+[[noreturn]] void print_and_exit(const std::string& text) {
+    print_report(text);
     _exit(1);
 }
 
@@ -147,13 +154,10 @@ std::string format(const char* fmt, ...) {
     return buf;
 }
 
-// The hang report: one header line from the PE that timed out, then one line per PE.
-[[noreturn]] void report_hang(const call_info& ci, uint64_t now) {
-    claim_report_or_wait();
-    char detail[sizeof where_record::detail];
-    describe(ci, detail, sizeof detail);
-    std::string text = format("ishmem: PE %d: %s: blocked for %.1f s (%s) (ISHMEM_HANG_TIMEOUT=%s); where every PE is:\n",
-                              state.my_pe, shown(ci), (now - ci.since_ns) / 1e9, detail, config.hang_timeout_text);
+// One line per PE: where it is. Without the watch (ISHMEM_HANG_TIMEOUT, ISHMEM_CHECK=full) no PE
+// records its blocking calls, and the lines say only whether each PE still runs.
+std::string where_every_pe_is(uint64_t now) {
+    std::string text;
     for (int pe = 0; pe < state.n_pes; ++pe) {
         if (!internal_base(pe)) {
             text += format("ishmem:   PE %d: on another node (its state is not visible from here)\n", pe);
@@ -165,6 +169,8 @@ std::string format(const char* fmt, ...) {
             text += format("ishmem:   PE %d: called ishmem_finalize\n", pe);
         } else if (s == pe_exited) {
             text += format("ishmem:   PE %d: exited without ishmem_finalize\n", pe);
+        } else if (!watch_calls) {
+            text += format("ishmem:   PE %d: running (set ISHMEM_HANG_TIMEOUT to record the call it blocks in)\n", pe);
         } else if (!read_where(pe, &w)) {
             text += format("ishmem:   PE %d: (its record changes too fast to read)\n", pe);
         } else if (w.blocked) {
@@ -177,7 +183,17 @@ std::string format(const char* fmt, ...) {
             text += format("ishmem:   PE %d: not in a blocking call (none so far)\n", pe);
         }
     }
-    print_and_exit(text);
+    return text;
+}
+
+// The hang report: one header line from the PE that timed out, then one line per PE.
+[[noreturn]] void report_hang(const call_info& ci, uint64_t now) {
+    claim_report_or_wait();
+    char detail[sizeof where_record::detail];
+    describe(ci, detail, sizeof detail);
+    std::string text = format("ishmem: PE %d: %s: blocked for %.1f s (%s) (ISHMEM_HANG_TIMEOUT=%s); where every PE is:\n",
+                              state.my_pe, shown(ci), (now - ci.since_ns) / 1e9, detail, config.hang_timeout_text);
+    print_and_exit(text + where_every_pe_is(now));
 }
 
 // Agreement waits that form a cycle can never end: PE a waits for b's record on one team while b
@@ -246,6 +262,20 @@ void check_allocation(const char* routine, const char* param, const void* addr, 
 }
 
 // ---- where each PE is ---------------------------------------------------------------------------
+
+// ishmrun, told to stop the job (SIGINT, SIGTERM, SIGHUP), asks every PE for the report before it
+// passes the signal on (boot_stop_report_signal). In a signal handler: the PE is going down, and the
+// report is the one trace of where the PEs waited. One PE prints it, the first to claim it.
+void report_on_stop(int stop_signal) {
+    if (!state.initialized || !internal_base(0)) return;
+    uint64_t expected = 0;
+    if (!__atomic_compare_exchange_n(&control(0)->report_claim, &expected, static_cast<uint64_t>(state.my_pe) + 1,
+                                     false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return;
+    print_report(format("ishmem: PE %d: the job is stopped by signal %d (%s) to ishmrun; where every PE is:\n",
+                        state.my_pe, stop_signal, strsignal(stop_signal)) +
+                 where_every_pe_is(now_ns()));
+}
 
 void call_enter(call_info& ci) {
     // The entry point checked just before on this thread, if it is of this family ("sum_reduce"

@@ -48,4 +48,8 @@ inline uint64_t status_of(int pe) {
     return __atomic_load_n(&control(pe)->status, __ATOMIC_ACQUIRE);
 }
 
+// The job is being stopped by stop_signal (ishmrun got it): the first PE to claim the report prints
+// where every PE is (checks.cpp). Called from the PE's signal handler.
+void report_on_stop(int stop_signal);
+
 }  // namespace ishmemi

@@ -73,6 +73,10 @@ void print_line(const char* kind, const char* routine, const char* fmt, va_list 
 
 }  // namespace
 
+void spell_as_program(char* text) {
+    if (openshmem_names) rename_in_text(text);
+}
+
 void fatal(const char* routine, const char* fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -108,6 +112,11 @@ void fail_pe(const char* routine, int pe) {
 
 void fail_symmetric(const char* routine, const char* param, const void* addr, size_t bytes) {
     if (!state.initialized) fail_init(routine);
+    // The checks' sizes saturate (mul_size): SIZE_MAX bytes stand for a count times an element
+    // size, or a stride times a count, that does not fit size_t.
+    if (bytes == SIZE_MAX)
+        fatal(routine, "%s (%p): the size of the range overflows size_t (the element count or stride is too large)",
+              param, addr);
     const char* base = state.heap_base;
     const char* p = static_cast<const char*>(addr);
     if (p >= base && p <= base + state.heap_size)

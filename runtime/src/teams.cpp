@@ -27,11 +27,18 @@ constexpr size_t bitmap_words = (team_slots_max + 63) / 64;
 uint64_t* free_bitmap_of(int pe) { return reinterpret_cast<uint64_t*>(internal_base(pe) + internal_scratch_offset); }
 static_assert(bitmap_words * sizeof(uint64_t) <= internal_scratch_size);
 
-void publish_free_slots() {
+// Bit 0 of the bitmap (the world team's slot, never free) carries whether this PE's arguments of
+// the split are valid: the same AND that finds the common free slots tells every member whether
+// all of them are, so that all fail alike and none waits for a member that gave up.
+constexpr uint64_t args_ok_bit = 1;
+static_assert(ISHMEM_TEAM_WORLD == 0);
+
+void publish_free_slots(bool args_ok) {
     uint64_t* mine = free_bitmap_of(state.my_pe);
     for (size_t w = 0; w < bitmap_words; ++w) mine[w] = 0;
-    for (int s = 0; s < teams_max; ++s)
+    for (int s = predefined_teams; s < teams_max; ++s)
         if (!teams[s].valid) mine[s / 64] |= uint64_t{1} << (s % 64);
+    if (args_ok) mine[0] |= args_ok_bit;
 }
 
 team_t make_team(int start, int stride, int size, int my_index, const ishmem_team_config_t* config, long mask) {
@@ -86,10 +93,15 @@ node_groups plan_node_groups(const team_t& t) {
 }
 
 // Collective over parent: agrees on `count` slots free on every member of the parent (the lowest
-// ones, in order), so that each new team can take one. Returns false on every PE when there are
-// not enough. Uses the parent's barrier and the scratch area (a barrier before anyone rewrites it).
-bool agree_on_slots(const team_t& parent, ishmem_team_t parent_handle, int count, int* slots, const char* routine) {
-    publish_free_slots();
+// ones, in order), so that each new team can take one, and on whether every member's arguments are
+// valid (args_ok here). Returns agreed, or on every PE alike bad_args (some member's arguments are
+// bad; *bad_pe: the first such member, -1 where not known) or no_slots. Uses the parent's barrier
+// and the scratch area (a barrier before anyone rewrites it).
+enum class split_agreement { agreed, bad_args, no_slots };
+split_agreement agree_on_slots(const team_t& parent, ishmem_team_t parent_handle, int count, int* slots,
+                               const char* routine, bool args_ok, int* bad_pe) {
+    *bad_pe = -1;
+    publish_free_slots(args_ok);
     std::vector<uint64_t> common(bitmap_words, ~uint64_t{0});
     if (parent.spans_nodes) {
         // Members on other nodes: an AND-reduction through the transport.
@@ -100,13 +112,26 @@ bool agree_on_slots(const team_t& parent, ishmem_team_t parent_handle, int count
         for (int i = 0; i < parent.size; ++i) {
             const uint64_t* theirs = free_bitmap_of(parent.world_pe(i));
             for (size_t w = 0; w < bitmap_words; ++w) common[w] &= __atomic_load_n(theirs + w, __ATOMIC_RELAXED);
+            if (*bad_pe < 0 && !(__atomic_load_n(theirs, __ATOMIC_RELAXED) & args_ok_bit)) *bad_pe = parent.world_pe(i);
         }
         team_barrier(parent, parent_handle, routine);  // all have read the bitmaps before the next split
     }
+    if (!(common[0] & args_ok_bit)) return split_agreement::bad_args;
     int found = 0;
     for (int s = predefined_teams; s < teams_max && found < count; ++s)
         if (common[s / 64] >> (s % 64) & 1) slots[found++] = s;
-    return found == count;
+    return found == count ? split_agreement::agreed : split_agreement::no_slots;
+}
+
+// The other members' message when one member's arguments of a split were bad (it says why itself).
+void report_bad_split_elsewhere(const char* routine, ishmem_team_t parent_team, int bad_pe, bool args_ok) {
+    if (!args_ok) return;
+    if (bad_pe >= 0)
+        warn(routine, "the arguments of PE %d do not fit parent team %d; no team is made on any member", bad_pe,
+             parent_team);
+    else
+        warn(routine, "the arguments of another member do not fit parent team %d; no team is made on any member",
+             parent_team);
 }
 
 // Installs t in slot on the calling PE with a zeroed sync slot. The caller ends with a barrier over
@@ -224,16 +249,22 @@ int team_split_strided(ishmem_team_t parent_team, int start, int stride, int siz
     char args[48] = "";
     if (watch_calls) snprintf(args, sizeof args, "start %d, stride %d, size %d", start, stride, size);
     coll::watched_call wc(coll::alone{}, parent_team, routine, -1, UINT64_MAX, 0, nullptr, false, args);
-    const long last = static_cast<long>(start) + static_cast<long>(size - 1) * stride;
-    if (size < 1 || start < 0 || (size > 1 && stride < 1) || last >= parent.size) {
+    const long last = static_cast<long>(start) + (static_cast<long>(size) - 1) * stride;
+    const bool args_ok = !(size < 1 || start < 0 || (size > 1 && stride < 1) || last >= parent.size);
+    if (!args_ok)
         warn(routine, "start %d, stride %d, size %d do not fit parent team %d of %d PEs", start, stride, size,
              parent_team, parent.size);
-        return -1;
-    }
-    int slot = -1;
-    if (!agree_on_slots(parent, parent_team, 1, &slot, routine)) {
-        warn(routine, "no free team slot: ISHMEM_TEAMS_MAX=%d teams exist (destroy some, or raise it)", teams_max);
-        return -1;
+    // The other members learn it in the agreement on the slot: all return -1, none waits.
+    int slot = -1, bad_pe = -1;
+    switch (agree_on_slots(parent, parent_team, 1, &slot, routine, args_ok, &bad_pe)) {
+        case split_agreement::bad_args:
+            report_bad_split_elsewhere(routine, parent_team, bad_pe, args_ok);
+            return -1;
+        case split_agreement::no_slots:
+            warn(routine, "no free team slot: ISHMEM_TEAMS_MAX=%d teams exist (destroy some, or raise it)", teams_max);
+            return -1;
+        case split_agreement::agreed:
+            break;
     }
     const int offset = parent.my_index - start;
     const bool member = offset >= 0 && (size == 1 ? offset == 0 : offset % stride == 0 && offset / stride < size);
@@ -259,16 +290,21 @@ int team_split_2d(ishmem_team_t parent_team, int xrange, const ishmem_team_confi
     char args[48] = "";
     if (watch_calls) snprintf(args, sizeof args, "xrange %d", xrange);
     coll::watched_call wc(coll::alone{}, parent_team, routine, -1, UINT64_MAX, 0, nullptr, false, args);
-    if (xrange < 1) {
-        warn(routine, "xrange %d is not positive", xrange);
-        return -1;
-    }
+    const bool args_ok = xrange >= 1;
+    if (!args_ok) warn(routine, "xrange %d is not positive", xrange);
     if (xrange > parent.size) xrange = parent.size;
     // The row teams are disjoint and share one slot; so do the column teams.
-    int slots[2];
-    if (!agree_on_slots(parent, parent_team, 2, slots, routine)) {
-        warn(routine, "no two free team slots: ISHMEM_TEAMS_MAX=%d teams exist (destroy some, or raise it)", teams_max);
-        return -1;
+    int slots[2], bad_pe = -1;
+    switch (agree_on_slots(parent, parent_team, 2, slots, routine, args_ok, &bad_pe)) {
+        case split_agreement::bad_args:
+            report_bad_split_elsewhere(routine, parent_team, bad_pe, args_ok);
+            return -1;
+        case split_agreement::no_slots:
+            warn(routine, "no two free team slots: ISHMEM_TEAMS_MAX=%d teams exist (destroy some, or raise it)",
+                 teams_max);
+            return -1;
+        case split_agreement::agreed:
+            break;
     }
     const int me = parent.my_index, row = me / xrange, col = me % xrange;
     const int row_size = parent.size - row * xrange < xrange ? parent.size - row * xrange : xrange;

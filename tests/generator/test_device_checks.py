@@ -70,8 +70,9 @@ def test_fcollect_checks_its_source_against_the_whole_dest():
     for ep in fcollects:
         host = " ".join(ep.body)
         who = "report_fn" if ep.variant == "work_group" else "fn"
-        assert f'ishmemi::check_outside({who}, "source", source, (nelems) * sizeof(' in host, ep.name
-        assert "(nelems) * ishmemi::team_size_or_zero(team) * sizeof(" in host.split("check_outside", 1)[1], ep.name
+        assert f'ishmemi::check_outside({who}, "source", source, ishmemi::mul_size(nelems, sizeof(' in host, ep.name
+        assert ("ishmemi::mul_size(ishmemi::mul_size(nelems, ishmemi::team_size_or_zero(team)), sizeof("
+                in host.split("check_outside", 1)[1]), ep.name
         if ep.device_body:
             assert "ishmemi::dev::check_outside(" in " ".join(ep.device_body), ep.name
     for ep in collects:
@@ -93,3 +94,18 @@ def test_a_work_group_reports_a_failed_status_check_from_its_leader_only():
         if ep.device_body:
             assert "const char* const report_fn = ishmemi::dev::group_leads(group) ? fn : nullptr;" in ep.device_body, ep.name
     assert seen > 100
+
+
+def test_every_size_is_overflow_safe():
+    """No check multiplies sizes with a bare *: every byte count goes through mul_size (or the
+    extents), which saturate at SIZE_MAX, so that a huge nelems fails its check instead of wrapping
+    to a small copy. Host and device bodies alike."""
+    api = build_api(load_spec(ROOT / "spec", ROOT))
+    bare = re.compile(r"\)\s*\*\s*(sizeof|ishmemi)|\*\s*sizeof\(")
+    checked = 0
+    for ep in api.entry_points:
+        for line in ep.body + ep.device_body:
+            if "check_" in line or "ok_" in line:
+                assert not bare.search(line), (ep.name, line)
+                checked += "mul_size(" in line
+    assert checked > 1000

@@ -3,9 +3,10 @@
 # expected line (both PEs and both values for a collective mismatch, exactly one such line), the
 # default mode lets the same bounds bug through, and the watchdog ends a stuck job within its
 # timeout naming every PE's call. Every run is under `timeout`.
-# usage: check_full.sh ISHMRUN CHECKED
+# The same bugs called through shmem.h (CHECKED_SHMEM) are reported under the names it called.
+# usage: check_full.sh ISHMRUN CHECKED CHECKED_SHMEM
 set -u
-ishmrun=$1 checked=$2
+ishmrun=$1 checked=$2 checked_shmem=$3
 fails=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 unset ISHMEM_CHECK ISHMEM_HANG_TIMEOUT
@@ -70,6 +71,40 @@ for np in 2 3; do
   one_line "collectives on different teams, $np PEs" "ISHMEM_CHECK=full"
 done
 
+# Sizes that overflow size_t: the usual error in both modes, never a copy of the wrapped size.
+for mode in default full; do
+  ISHMEM_CHECK=$mode expect "nelems * sizeof overflows, $mode mode" nonzero 2 overflow_put \
+    "ishmem: PE [01]: ishmem_long_put: dest \(0x[0-9a-f]+\): the size of the range overflows size_t"
+  ISHMEM_CHECK=$mode expect "stride * nelems overflows, $mode mode" nonzero 2 overflow_iput \
+    "ishmem: PE [01]: ishmem_long_iput: dest \(0x[0-9a-f]+\): the size of the range overflows size_t"
+done
+for np in 1 2 4; do
+  expect "alltoall nelems * PEs overflows, $np PEs" nonzero $np overflow_alltoall \
+    "ishmem: PE [0-3]: ishmem_long_alltoall: (dest|source) \(0x[0-9a-f]+\): the size of the range overflows size_t"
+done
+
+# Allocations: PEs that ask for different blocks make the heap asymmetric; full mode names both.
+expect "malloc sizes differ, default mode" 0 2 malloc_size "checked malloc_size: done"
+for np in 2 3; do
+  ISHMEM_CHECK=full expect "malloc sizes differ, $np PEs" nonzero $np malloc_size \
+    "ishmem: PE 1: ishmem_malloc: the arguments are size 64 here but size 128 on PE [02] \(ISHMEM_CHECK=full\)|ishmem: PE [02]: ishmem_malloc: the arguments are size 128 here but size 64 on PE 1 \(ISHMEM_CHECK=full\)"
+  one_line "malloc sizes differ, $np PEs" "ISHMEM_CHECK=full"
+  ISHMEM_CHECK=full expect "free of different blocks, $np PEs" nonzero $np free_other \
+    "ishmem: PE [0-2]: ishmem_free: the arguments are ptr at heap offset [0-9]+ here but ptr at heap offset [0-9]+ on PE [0-2] \(ISHMEM_CHECK=full\)"
+  one_line "free of different blocks, $np PEs" "ISHMEM_CHECK=full"
+done
+
+# A team split with arguments bad on one PE only: every PE returns -1, none waits (default mode;
+# full mode stops the job at the differing arguments, above).
+for np in 2 3 4; do
+  for split in split_one_bad split_2d_one_bad; do
+    lines=()
+    for ((pe = 0; pe < np; pe++)); do lines+=("checked $split: PE $pe: rc -1, team invalid"); done
+    expect "$split, $np PEs" 0 $np $split "${lines[@]}" "ishmem: PE 1: warning: ishmem_team_split_(strided|2d): (start 0, stride 1, size 0 do not fit|xrange 0 is not positive)" \
+      "ishmem: PE 0: warning: ishmem_team_split_(strided|2d): the arguments of PE 1 do not fit parent team 0; no team is made on any member"
+  done
+done
+
 # The watchdog: PE 1 waits for a flag nobody sets, the others in a barrier. The job must end within
 # the timeout (2 s) plus start-up, naming every PE's call.
 start=$(date +%s)
@@ -86,6 +121,19 @@ ISHMEM_HANG_TIMEOUT=2 expect "hang watchdog, a test loop" nonzero 2 stuck_test \
   "ishmem: PE [01]: ishmem_(barrier_all|test): blocked for [0-9.]+ s .*\(ISHMEM_HANG_TIMEOUT=2\); where every PE is:" \
   "ishmem:   PE 0: in ishmem_barrier_all \(team 0\) for [0-9.]+ s" \
   "ishmem:   PE 1: in ishmem_test \(ivar 0x[0-9a-f]+, cmp ISHMEM_CMP_EQ, value 42, type int, false on every call\) for [0-9.]+ s"
+# Called through shmem.h: the reports name the shmem_ routines and constants the program called.
+ISHMEM_CHECK=full checked=$checked_shmem expect "shmem.h names, free" nonzero 2 free_other \
+  "ishmem: PE [01]: shmem_free: the arguments are ptr at heap offset [0-9]+ here but ptr at heap offset [0-9]+ on PE [01] \(ISHMEM_CHECK=full\)"
+ISHMEM_CHECK=full checked=$checked_shmem expect "shmem.h names, agreement" nonzero 2 nelems \
+  "ishmem: PE [01]: shmem_int_sum_reduce: nelems is (8|16) here but (16|8) on PE [01] \(ISHMEM_CHECK=full\)"
+ISHMEM_CHECK=full checked=$checked_shmem expect "shmem.h names, bounds" nonzero 2 past \
+  "ishmem: PE [01]: shmem_putmem: dest \(0x[0-9a-f]+\) with 40 bytes runs 8 bytes past the end of its allocation"
+ISHMEM_HANG_TIMEOUT=2 checked=$checked_shmem expect "shmem.h names, watchdog" nonzero 3 stuck \
+  "ishmem: PE [0-2]: shmem_(barrier_all|int_wait_until|wait_until): blocked for [0-9.]+ s \(.*\) \(ISHMEM_HANG_TIMEOUT=2\); where every PE is:" \
+  "ishmem:   PE 0: in shmem_barrier_all \(team 0\) for [0-9.]+ s" \
+  "ishmem:   PE 1: in shmem_(int_)?wait_until \(ivar 0x[0-9a-f]+, cmp SHMEM_CMP_EQ, value 42, type int\) for [0-9.]+ s"
+if grep -q "ishmem_" "$tmp/out"; then echo "FAIL shmem.h names: an ishmem_ name in the report"; fails=$((fails + 1)); fi
+
 # Full mode alone does not arm the watchdog; the timeout alone does not check collectives.
 ISHMEM_HANG_TIMEOUT=20 expect "timeout alone: no agreement check" 0 1 ok "checked ok: done"
 

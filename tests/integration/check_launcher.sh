@@ -26,8 +26,12 @@ no_leftovers() {
 }
 
 expect "clean run" 0 "" -- "$ishmrun" -n 4 "$faulty" ok
-expect "exit status named" 1 "PE 2 \(pid [0-9]+\) exited with status 3" -- "$ishmrun" -n 4 "$faulty" exit 2 3
+expect "exit status named" 3 "PE 2 \(pid [0-9]+\) exited with status 3" -- "$ishmrun" -n 4 "$faulty" exit 2 3
 no_leftovers "exit status named"
+# A PE's status passes through as mpirun's does: test harnesses read 77 as "skipped".
+for np in 1 2 4; do
+  expect "exit status 77 passed through, $np PEs" 77 "PE 0 \(pid [0-9]+\) exited with status 77" -- "$ishmrun" -n $np "$faulty" exit 0 77
+done
 expect "signal named" 1 "PE 1 \(pid [0-9]+\) killed by signal 11" -- "$ishmrun" -n 3 "$faulty" segv 1
 no_leftovers "signal named"
 expect "bad argument stops the job" 1 "ishmem: PE 0: ishmem_int_p: PE 1 is out of range \[0, 1\)" -- "$ishmrun" -n 1 "$faulty" bad_pe
@@ -59,6 +63,33 @@ if [ $st -eq 0 ] || [ "$(grep -c ready "$tmp/hang")" != 3 ]; then
   echo "FAIL ctrl-c: status $st"; cat "$tmp/hang"; fails=$((fails + 1))
 else echo "ok   ctrl-c forwarded (status $st)"; fi
 no_leftovers "ctrl-c"
+
+# A job stopped from outside (a batch system's SIGTERM) while its PEs wait: first the report of
+# where every PE is, then the signal, and the status 128 + 15. With ISHMEM_HANG_TIMEOUT set (longer
+# than the job) the report names each PE's call; without it, that each still runs.
+stopped() {  # stopped NAME NP REGEX...
+  local name=$1 np=$2; shift 2
+  "$ishmrun" -n "$np" "$faulty" wait >"$tmp/wait" 2>&1 &
+  local pid=$! st ok=1
+  for _ in $(seq 100); do [ "$(grep -c ready "$tmp/wait")" = "$np" ] && break; sleep 0.1; done
+  sleep 1  # the waits reach their yielding phase, where they publish what they wait for
+  kill -TERM $pid
+  wait $pid; st=$?
+  [ $st -eq 143 ] || ok=0
+  for re in "$@"; do grep -Eq -- "$re" "$tmp/wait" || { ok=0; echo "  no line matches: $re"; }; done
+  if [ $ok = 1 ]; then echo "ok   $name"; else echo "FAIL $name: status $st, output:"; sed 's/^/    /' "$tmp/wait"; fails=$((fails + 1)); fi
+  no_leftovers "$name"
+}
+ISHMEM_HANG_TIMEOUT=600 stopped "SIGTERM: where every PE is, 3 PEs" 3 \
+  "ishmem: PE [0-2]: the job is stopped by signal 15 \(Terminated\) to ishmrun; where every PE is:" \
+  "ishmem:   PE 0: in ishmem_barrier_all \(team 0\) for [0-9.]+ s" \
+  "ishmem:   PE 1: in ishmem_wait_until \(ivar 0x[0-9a-f]+, cmp ISHMEM_CMP_EQ, value 42, type int\) for [0-9.]+ s" \
+  "ishmem:   PE 2: in ishmem_barrier_all \(team 0\) for [0-9.]+ s"
+ISHMEM_HANG_TIMEOUT=600 stopped "SIGTERM: where every PE is, 2 PEs" 2 \
+  "ishmem:   PE 1: in ishmem_wait_until \(ivar"
+stopped "SIGTERM without the watch, 4 PEs" 4 \
+  "ishmem: PE [0-3]: the job is stopped by signal 15 \(Terminated\) to ishmrun; where every PE is:" \
+  "ishmem:   PE 3: running \(set ISHMEM_HANG_TIMEOUT to record the call it blocks in\)"
 
 if [ "$(ls /dev/shm | sort)" != "$shm_before" ]; then echo "FAIL: /dev/shm changed"; fails=$((fails + 1)); fi
 echo "$fails failure(s)"

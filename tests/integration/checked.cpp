@@ -10,9 +10,17 @@
 //   checked split_kind          ishmem_team_split_2d on PE 1, ishmem_team_split_strided on the others
 //   checked stuck               PE 1 waits for a flag nobody sets; the others wait in ishmem_barrier_all
 //   checked stuck_test          PE 1 calls ishmem_int_test in a loop that never ends; the others barrier
+//   checked malloc_size         ishmem_malloc of 64 bytes on PE 1, 128 on the others
+//   checked free_other          PE 1 frees a block, the others another one
+//   checked split_one_bad       ishmem_team_split_strided with size 0 on PE 1 only: every PE gets -1
+//   checked split_2d_one_bad    ishmem_team_split_2d with xrange 0 on PE 1 only: every PE gets -1
+//   checked overflow_put        ishmem_long_put of SIZE_MAX / 8 + 2 elements (the byte count wraps to 8)
+//   checked overflow_iput       ishmem_long_iput with dst 2^61: its extent in bytes wraps to 8
+//   checked overflow_alltoall   ishmem_long_alltoall whose dest bytes (nelems x PEs x 8) wrap to 0
 //   checked ok                  correct collectives and RMA, also on global variables: must pass under full mode
 #include <ishmem.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -57,6 +65,27 @@ int main(int argc, char** argv) {
         ishmem_team_t x = ISHMEM_TEAM_INVALID, y = ISHMEM_TEAM_INVALID;
         if (me == 1) ishmem_team_split_2d(ISHMEM_TEAM_WORLD, 1, nullptr, 0, &x, nullptr, 0, &y);
         else ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, 1, nullptr, 0, &x);
+    } else if (is("malloc_size")) {
+        ishmem_malloc(me == 1 ? 64 : 128);
+    } else if (is("free_other")) {
+        void* x = ishmem_malloc(64);
+        void* y = ishmem_malloc(64);
+        ishmem_free(me == 1 ? y : x);
+    } else if (is("split_one_bad") || is("split_2d_one_bad")) {
+        // Every PE must return -1 and an invalid team, none may wait for PE 1 (ctest's timeout).
+        ishmem_team_t t = 0, y = 0;
+        const int rc = is("split_one_bad")
+                           ? ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, me == 1 ? 0 : n, nullptr, 0, &t)
+                           : ishmem_team_split_2d(ISHMEM_TEAM_WORLD, me == 1 ? 0 : 1, nullptr, 0, &t, nullptr, 0, &y);
+        std::printf("checked %s: PE %d: rc %d, team %s\n", mode, me, rc, t == ISHMEM_TEAM_INVALID ? "invalid" : "valid");
+        std::fflush(stdout);
+        if (rc != -1 || t != ISHMEM_TEAM_INVALID) return 3;
+    } else if (is("overflow_put")) {
+        ishmem_long_put(b, reinterpret_cast<const long*>(local), SIZE_MAX / 8 + 2, (me + 1) % n);
+    } else if (is("overflow_iput")) {
+        ishmem_long_iput(b, reinterpret_cast<const long*>(local), ptrdiff_t{1} << 61, 1, 2, (me + 1) % n);
+    } else if (is("overflow_alltoall")) {
+        ishmem_long_alltoall(ISHMEM_TEAM_WORLD, b, b, (size_t{1} << 61) / static_cast<size_t>(n));
     } else if (is("stuck")) {
         if (me == 1) ishmem_int_wait_until(a, ISHMEM_CMP_EQ, 42); else ishmem_barrier_all();
     } else if (is("stuck_test")) {

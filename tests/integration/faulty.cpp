@@ -3,6 +3,7 @@
 //   faulty exit PE CODE        PE exits with CODE after init; the others wait in a barrier
 //   faulty segv PE             PE dies by SIGSEGV; the others wait in a barrier
 //   faulty hang                every PE sleeps forever (for Ctrl-C forwarding)
+//   faulty wait                PE 1 waits for a flag nobody sets, the others in a barrier (a stopped job's report)
 //   faulty before_init         calls ishmem_malloc before ishmem_init
 //   faulty bad_pe              ishmem_int_p to PE n_pes
 //   faulty after_finalize      calls ishmem_malloc after ishmem_finalize
@@ -35,6 +36,11 @@ int main(int argc, char** argv) {
         std::printf("PE %d ready\n", me);
         std::fflush(stdout);
         for (;;) pause();
+    } else if (std::strcmp(mode, "wait") == 0) {
+        int* flag = static_cast<int*>(ishmem_calloc(1, sizeof(int)));
+        std::printf("PE %d ready\n", me);
+        std::fflush(stdout);
+        if (me == 1) ishmem_int_wait_until(flag, ISHMEM_CMP_EQ, 42);
     } else if (std::strcmp(mode, "bad_pe") == 0) {
         int* x = static_cast<int*>(ishmem_malloc(sizeof(int)));
         ishmem_int_p(x, 1, ishmem_n_pes());

@@ -148,15 +148,21 @@ __device__ inline void check_aligned(const char* fn, const char* param, const vo
 // makes the branch one that never returns.
 [[noreturn]] __device__ inline void fail_unreported(const char* fn) { fail(ishmemi::cuda::err_unreported, fn, nullptr, 0, 0, 0); }
 
+// The host's mul_size, strided_extent and blocked_extent (runtime.h): SIZE_MAX where a size overflows.
+__device__ inline size_t mul_size(size_t a, size_t b) {
+    return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
 __device__ inline size_t strided_extent(size_t nelems, ptrdiff_t stride) {
     if (nelems == 0) return 0;
-    size_t s = stride < 0 ? static_cast<size_t>(-stride) : static_cast<size_t>(stride);
-    return (nelems - 1) * s + 1;
+    const size_t s = stride < 0 ? size_t{0} - static_cast<size_t>(stride) : static_cast<size_t>(stride);
+    const size_t span = mul_size(nelems - 1, s);
+    return span == SIZE_MAX ? SIZE_MAX : span + 1;
 }
 __device__ inline size_t blocked_extent(size_t bsize, size_t nblocks, ptrdiff_t stride) {
     if (nblocks == 0 || bsize == 0) return 0;
-    size_t s = stride < 0 ? static_cast<size_t>(-stride) : static_cast<size_t>(stride);
-    return (nblocks - 1) * s + bsize;
+    const size_t s = stride < 0 ? size_t{0} - static_cast<size_t>(stride) : static_cast<size_t>(stride);
+    const size_t span = mul_size(nblocks - 1, s);
+    return span > SIZE_MAX - bsize ? SIZE_MAX : span + bsize;
 }
 
 // ---- addresses -----------------------------------------------------------------------------------

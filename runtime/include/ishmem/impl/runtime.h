@@ -53,6 +53,10 @@ extern ISHMEM_API std::atomic<size_t> any_scan_table[size_t{1} << any_scan_table
     __attribute__((format(printf, 2, 3), cold));
 // One line "ishmem: PE <n>: warning: <routine>: <reason>" on stderr.
 ISHMEM_API void warn(const char* routine, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+// Rewrites a report in place (never longer) as the program spells the API: ishmem_int_put as
+// shmem_int_put where the program includes shmem.h. fatal and warn do it themselves; for reports
+// that are printed otherwise (full mode's agreement, the watchdog's where-every-PE-is).
+ISHMEM_API void spell_as_program(char* text);
 
 // Cold halves of the checks below; they report and stop the job.
 [[noreturn, gnu::cold]] ISHMEM_API void fail_init(const char* routine);
@@ -137,18 +141,30 @@ ISHMEM_API void warn(const char* routine, const char* fmt, ...) __attribute__((f
     if (__builtin_expect(v <= 0, 0)) fail_positive(routine, param, v);
 }
 
-// Elements spanned by nelems elements at stride: (nelems - 1) * |stride| + 1, 0 if nelems == 0.
-inline size_t strided_extent(size_t nelems, ptrdiff_t stride) {
-    if (nelems == 0) return 0;
-    size_t s = stride < 0 ? static_cast<size_t>(-stride) : static_cast<size_t>(stride);
-    return (nelems - 1) * s + 1;
+// Sizes of the argument checks: a * b, or SIZE_MAX where the product overflows size_t. No range
+// passes a check with SIZE_MAX bytes, so an nelems too large for its element size gets the usual
+// error instead of a copy of the wrapped size (fail_symmetric names the overflow).
+[[gnu::always_inline]] inline size_t mul_size(size_t a, size_t b) {
+    size_t r;
+    return __builtin_mul_overflow(a, b, &r) ? SIZE_MAX : r;
 }
 
-// Elements spanned by nblocks blocks of bsize elements at stride: (nblocks - 1) * |stride| + bsize.
+// Elements spanned by nelems elements at stride: (nelems - 1) * |stride| + 1, 0 if nelems == 0;
+// SIZE_MAX where that overflows.
+inline size_t strided_extent(size_t nelems, ptrdiff_t stride) {
+    if (nelems == 0) return 0;
+    const size_t s = stride < 0 ? size_t{0} - static_cast<size_t>(stride) : static_cast<size_t>(stride);
+    const size_t span = mul_size(nelems - 1, s);
+    return span == SIZE_MAX ? SIZE_MAX : span + 1;
+}
+
+// Elements spanned by nblocks blocks of bsize elements at stride: (nblocks - 1) * |stride| + bsize;
+// SIZE_MAX where that overflows.
 inline size_t blocked_extent(size_t bsize, size_t nblocks, ptrdiff_t stride) {
     if (nblocks == 0 || bsize == 0) return 0;
-    size_t s = stride < 0 ? static_cast<size_t>(-stride) : static_cast<size_t>(stride);
-    return (nblocks - 1) * s + bsize;
+    const size_t s = stride < 0 ? size_t{0} - static_cast<size_t>(stride) : static_cast<size_t>(stride);
+    const size_t span = mul_size(nblocks - 1, s);
+    return span > SIZE_MAX - bsize ? SIZE_MAX : span + bsize;
 }
 
 // PE pe's copy of the symmetric object at addr, in my address space. Also for a global: PE pe's
