@@ -39,10 +39,13 @@ struct producer_wait {
 
 class proxy_transport final : public transport {
   public:
-    proxy_transport(std::unique_ptr<transport> inner, uint64_t slots) : inner_(std::move(inner)) {
-        memory_ = std::aligned_alloc(64, proxy::ring_bytes(slots));
-        if (!memory_) throw std::bad_alloc();
-        ring_ = proxy::ring_init(memory_, slots);
+    proxy_transport(std::unique_ptr<transport> inner, uint64_t slots, void* ring_memory) : inner_(std::move(inner)) {
+        if (!ring_memory) {
+            owned_ = std::aligned_alloc(64, proxy::ring_bytes(slots));
+            if (!owned_) throw std::bad_alloc();
+            ring_memory = owned_;
+        }
+        ring_ = proxy::ring_init(ring_memory, slots);
     }
     ~proxy_transport() override {
         if (thread_.joinable()) {
@@ -51,7 +54,7 @@ class proxy_transport final : public transport {
             stop_.store(true, std::memory_order_release);
             thread_.join();
         }
-        std::free(memory_);
+        std::free(owned_);
     }
 
     void put(void* dest, const void* source, size_t bytes, int pe, bool nbi) override {
@@ -244,7 +247,7 @@ class proxy_transport final : public transport {
     }
 
     std::unique_ptr<transport> inner_;
-    void* memory_ = nullptr;
+    void* owned_ = nullptr;  // the ring's memory, unless the caller gave it
     proxy::ring_header* ring_ = nullptr;
     std::thread thread_;
     std::atomic<bool> started_{false}, stop_{false};
@@ -252,8 +255,8 @@ class proxy_transport final : public transport {
 
 }  // namespace
 
-std::unique_ptr<transport> make_proxy_transport(std::unique_ptr<transport> inner, uint64_t slots) {
-    return std::make_unique<proxy_transport>(std::move(inner), slots < 4 ? 4 : slots);
+std::unique_ptr<transport> make_proxy_transport(std::unique_ptr<transport> inner, uint64_t slots, void* ring_memory) {
+    return std::make_unique<proxy_transport>(std::move(inner), slots < 4 ? 4 : slots, ring_memory);
 }
 
 }  // namespace ishmemi

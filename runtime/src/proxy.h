@@ -15,7 +15,10 @@ namespace ishmemi {
 // A transport whose RMA, AMO, signal and ordering operations go through a ring of `slots` cells
 // (at least 4) to a proxy thread that calls `inner`; team operations and collectives go to inner
 // directly, once every request posted before them has reached it. The thread starts with
-// start_progress_thread and stops when the transport is destroyed.
-ISHMEM_API std::unique_ptr<transport> make_proxy_transport(std::unique_ptr<transport> inner, uint64_t slots);
+// start_progress_thread and stops when the transport is destroyed. The ring lies in ring_memory
+// (proxy::ring_bytes(slots) bytes, 64-byte aligned, e.g. mapped pinned memory that GPU threads
+// post into; it must outlive the transport), or in memory of the transport's own when null.
+ISHMEM_API std::unique_ptr<transport> make_proxy_transport(std::unique_ptr<transport> inner, uint64_t slots,
+                                                           void* ring_memory = nullptr);
 
 }  // namespace ishmemi

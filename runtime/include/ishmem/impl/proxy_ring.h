@@ -24,6 +24,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ishmem/impl/api.h"  // ISHMEM_HD: the producer's side runs in device code too
+
 namespace ishmemi::proxy {
 
 enum op_kind : uint8_t {
@@ -72,8 +74,8 @@ struct alignas(64) ring_header {
     alignas(64) uint64_t slots;
 };
 
-inline size_t ring_bytes(uint64_t slots) { return sizeof(ring_header) + slots * sizeof(cell); }
-inline cell* cells(ring_header* r) { return reinterpret_cast<cell*>(r + 1); }
+ISHMEM_HD inline size_t ring_bytes(uint64_t slots) { return sizeof(ring_header) + slots * sizeof(cell); }
+ISHMEM_HD inline cell* cells(ring_header* r) { return reinterpret_cast<cell*>(r + 1); }
 
 // Makes a ring in `memory` (ring_bytes(slots) bytes, 64-byte aligned, not yet shared).
 inline ring_header* ring_init(void* memory, uint64_t slots) {
@@ -86,7 +88,7 @@ inline ring_header* ring_init(void* memory, uint64_t slots) {
 }
 
 // Whether the proxy waits to answer this kind of request (its producer waits for seq == t + 2).
-inline bool waited(const request& q) {
+ISHMEM_HD inline bool waited(const request& q) {
     switch (q.op) {
         case req_get: case req_get_strided: case req_amo: case req_flush: case req_quiet: case req_nop: return true;
         case req_put: case req_put_signal: return (q.flags & flag_nbi) == 0;
@@ -98,11 +100,12 @@ inline bool waited(const request& q) {
 // ---- producer side ------------------------------------------------------------------------------
 // Mem provides: static uint64_t load_acquire(const uint64_t*); static void store_release(uint64_t*,
 // uint64_t); static uint64_t fetch_add(uint64_t*, uint64_t); and a waiter object with pause()
-// (called while a cell is not yet in the wanted state).
+// (called while a cell is not yet in the wanted state). host_mem below is the CPU's; GPU threads
+// use ishmem/cuda/proxy_post.cuh's, on a ring in mapped pinned host memory.
 
 // Posts q and returns its ticket. For a waited request, call wait_answer with that ticket.
 template <class Mem, class Waiter>
-inline uint64_t post(ring_header* r, const request& q, Waiter&& waiter) {
+ISHMEM_HD inline uint64_t post(ring_header* r, const request& q, Waiter&& waiter) {
     const uint64_t slots = r->slots;
     const uint64_t t = Mem::fetch_add(&r->tail, 1);
     cell& c = cells(r)[t % slots];
@@ -114,7 +117,7 @@ inline uint64_t post(ring_header* r, const request& q, Waiter&& waiter) {
 
 // Waits until the proxy has done the waited request of ticket t; returns its answer and frees the cell.
 template <class Mem, class Waiter>
-inline uint64_t wait_answer(ring_header* r, uint64_t t, Waiter&& waiter) {
+ISHMEM_HD inline uint64_t wait_answer(ring_header* r, uint64_t t, Waiter&& waiter) {
     const uint64_t slots = r->slots;
     cell& c = cells(r)[t % slots];
     while (Mem::load_acquire(&c.seq) != t + 2) waiter.pause();

@@ -1,0 +1,42 @@
+// GPU threads' side of the proxy's request ring (impl/proxy_ring.h): the memory policy and the
+// wait with which device code posts requests into a ring in mapped pinned host memory, which the
+// proxy thread of its PE serves. A request is published with a system-scope release, so the host
+// sees it whole once it sees its sequence word; an answer is read after a system-scope acquire.
+#pragma once
+
+#if !defined(__CUDACC__)
+#error "ishmem/cuda/proxy_post.cuh is for nvcc"
+#endif
+
+#include <cuda/atomic>
+#include <stdint.h>
+
+#include "ishmem/impl/proxy_ring.h"
+
+namespace ishmemi::dev {
+
+struct proxy_device_mem {
+    __device__ static ::cuda::atomic_ref<uint64_t, ::cuda::thread_scope_system> ref(const uint64_t* p) {
+        return ::cuda::atomic_ref<uint64_t, ::cuda::thread_scope_system>(*const_cast<uint64_t*>(p));
+    }
+    __device__ static uint64_t load_acquire(const uint64_t* p) { return ref(p).load(::cuda::std::memory_order_acquire); }
+    __device__ static void store_release(uint64_t* p, uint64_t v) { ref(p).store(v, ::cuda::std::memory_order_release); }
+    __device__ static uint64_t fetch_add(uint64_t* p, uint64_t v) { return ref(p).fetch_add(v, ::cuda::std::memory_order_relaxed); }
+};
+
+// Backs off up to a few microseconds between polls: the proxy answers across PCIe in about that.
+struct proxy_device_wait {
+    unsigned ns = 32;
+    __device__ void pause() {
+        __nanosleep(ns);
+        ns = ns < 4096 ? 2 * ns : ns;
+    }
+};
+
+// Posts q from this thread; for a waited request, waits for the proxy and returns its answer.
+__device__ inline uint64_t proxy_call(ishmemi::proxy::ring_header* ring, const ishmemi::proxy::request& q) {
+    const uint64_t t = ishmemi::proxy::post<proxy_device_mem>(ring, q, proxy_device_wait{});
+    return ishmemi::proxy::waited(q) ? ishmemi::proxy::wait_answer<proxy_device_mem>(ring, t, proxy_device_wait{}) : 0;
+}
+
+}  // namespace ishmemi::dev
