@@ -30,8 +30,7 @@ int main(int argc, char** argv) {
     const long iters = argc > 1 ? atol(argv[1]) : 2000000;
     const auto init0 = std::chrono::steady_clock::now();
     ishmem_init();
-    const double init_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - init0).count();
+    const double init_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - init0).count();
     const int me = ishmem_my_pe();
     long* word = static_cast<long*>(ishmem_calloc(8, sizeof(long)));
     long* buf = static_cast<long*>(ishmem_calloc(64, sizeof(long)));

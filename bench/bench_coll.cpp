@@ -50,8 +50,8 @@ using bench::set_doing;
 using bench::timings;
 
 // Sizes: 8 B, then 16 B to 16 MiB in powers of 4; --quick: three small ones.
-const std::vector<size_t> default_sizes = {8,         16,        64,          256,         1024,        4096,
-                                           16 << 10,  64 << 10,  256 << 10,   1 << 20,     4 << 20,     16 << 20};
+const std::vector<size_t> default_sizes = {8,        16,       64,        256,     1024,    4096,
+                                           16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20};
 const std::vector<size_t> quick_sizes = {8, 1024, 64 << 10};
 
 // The shared options (bench_common.h) and the message sizes.
@@ -107,7 +107,8 @@ template <class Names> std::string joined(const Names& names) {
 
 void usage(const char* argv0) {
     fprintf(stderr,
-            "usage: mpirun -n P %s [--quick] [--csv FILE] [--sizes LIST] [--batches N] [--batch-ms MS] [--mpi-nb] [--mpi-on-heap] [--mpi-whole-answer] [--mpi-p2p] [--mpi-beside-thread] [--ops LIST]\n"
+            "usage: mpirun -n P %s [--quick] [--csv FILE] [--sizes LIST] [--batches N] [--batch-ms MS] [--mpi-nb] "
+            "[--mpi-on-heap] [--mpi-whole-answer] [--mpi-p2p] [--mpi-beside-thread] [--ops LIST]\n"
             "  Every ishmem collective on the world team next to Open MPI's equivalent, on all P processes.\n"
             "  --quick          few, short batches and three small sizes (a smoke test; numbers are rough)\n"
             "  --csv FILE       also write the CSV lines to FILE\n"
@@ -360,7 +361,7 @@ struct row {
     std::string op;
     size_t bytes;
     int npes;
-    double ours, theirs;  // us per call
+    double ours, theirs;   // us per call
     double ratio, q1, q3;  // ishmem / MPI: median and quartiles over the rounds of the paired ratio
     long n_ours, n_theirs;
     std::string mpi_name;
@@ -369,11 +370,12 @@ struct row {
 // The rows, kept on every PE for the summary; only the writer (PE 0) prints the CSV lines.
 class report {
   public:
-    explicit report(const options& o, bool writer) : out_(o.csv, "op,bytes,npes,ishmem_us,mpi_us,ratio,q1,q3\n", writer) {}
+    explicit report(const options& o, bool writer)
+        : out_(o.csv, "op,bytes,npes,ishmem_us,mpi_us,ratio,q1,q3\n", writer) {}
     void add(const row& r) {
         rows_.push_back(r);
-        out_.add("%s,%zu,%d,%.4f,%.4f,%.3f,%.3f,%.3f\n", r.op.c_str(), r.bytes, r.npes, r.ours, r.theirs, r.ratio,
-                 r.q1, r.q3);
+        out_.add("%s,%zu,%d,%.4f,%.4f,%.3f,%.3f,%.3f\n", r.op.c_str(), r.bytes, r.npes, r.ours, r.theirs, r.ratio, r.q1,
+                 r.q3);
     }
     const std::vector<row>& rows() const { return rows_; }
 
@@ -417,9 +419,9 @@ class coll_bench {
     // One op at one size: check ishmem's and MPI's answers, time both, check ishmem's answer again.
     // prepare() fills the sources of both and the dests with the sentinel; ours() makes one ishmem
     // call and returns its status; theirs() one MPI call; check(dest, mpi) checks a dest ("" = right).
-    template <class Prepare, class Ours, class Theirs, class Check>
-    void op(const char* name, size_t bytes, const char* mpi_name, Prepare prepare, Ours ours, Theirs theirs,
-            Check check) {
+    template <class Prepare, class Ours, class Theirs, class Check> void op(const char* name, size_t bytes,
+                                                                            const char* mpi_name, Prepare prepare,
+                                                                            Ours ours, Theirs theirs, Check check) {
         if (!o_.wants(name)) return;
         char context[160];
         snprintf(context, sizeof context, "%s, %s on %d PEs", name, human(bytes).c_str(), npes_);
@@ -499,22 +501,23 @@ const char* verdict_word(const row& r) {
 void summarize(const coll_bench& b, const options& o, double load_before, double seconds) {
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     const double load_after = bench::load_average();
-    printf("\n# summary: %s run on %d PEs (%ld CPUs%s), %d rounds of ~%.1f ms batches per variant, %.1f s; "
-           "times: medians of the slowest PE's time per call; ratios ishmem/MPI: medians of the ratios within a "
-           "round [quartiles]; peer %s%s%s%s%s\n",
-           o.quick ? "quick (rough numbers)" : "full", b.npes_, cpus, b.npes_ > cpus ? ", oversubscribed" : "",
-           o.batches, o.batch_us / 1000.0, seconds, bench::mpi_version().c_str(),
-           o.mpi_on_heap ? ", its buffers on the symmetric heap (--mpi-on-heap)" : "",
-           o.mpi_whole_answer ? ", leaving ishmem's whole answer (--mpi-whole-answer)" : "",
-           o.mpi_p2p ? ", broadcasts and scans as polled point-to-point messages (--mpi-p2p)" : "",
-           bench::peer_thread_note(o.mpi_beside_thread));
+    printf(
+        "\n# summary: %s run on %d PEs (%ld CPUs%s), %d rounds of ~%.1f ms batches per variant, %.1f s; "
+        "times: medians of the slowest PE's time per call; ratios ishmem/MPI: medians of the ratios within a "
+        "round [quartiles]; peer %s%s%s%s%s\n",
+        o.quick ? "quick (rough numbers)" : "full", b.npes_, cpus, b.npes_ > cpus ? ", oversubscribed" : "", o.batches,
+        o.batch_us / 1000.0, seconds, bench::mpi_version().c_str(),
+        o.mpi_on_heap ? ", its buffers on the symmetric heap (--mpi-on-heap)" : "",
+        o.mpi_whole_answer ? ", leaving ishmem's whole answer (--mpi-whole-answer)" : "",
+        o.mpi_p2p ? ", broadcasts and scans as polled point-to-point messages (--mpi-p2p)" : "",
+        bench::peer_thread_note(o.mpi_beside_thread));
     printf("# load average %.2f before, %.2f after%s\n", load_before, load_after,
            bench::load_note(load_before, load_after, cpus));
     if (bench::g_layout.spans())
         printf("# the PEs are on %s: ishmem's collectives on the world team go through its MPI transport\n",
                bench::g_layout.text.c_str());
-    printf("# %-18s %9s %4s %11s %11s  %-24s %-15s %s\n", "op", "bytes", "PEs", "ishmem_us", "mpi_us",
-           "ratio [q1-q3]", "verdict", "calls/batch ishmem, mpi (peer)");
+    printf("# %-18s %9s %4s %11s %11s  %-24s %-15s %s\n", "op", "bytes", "PEs", "ishmem_us", "mpi_us", "ratio [q1-q3]",
+           "verdict", "calls/batch ishmem, mpi (peer)");
     for (const row& r : b.rep_.rows()) {
         char ratio[64];
         snprintf(ratio, sizeof ratio, "%6.3f [%.3f-%.3f]", r.ratio, r.q1, r.q3);
@@ -528,8 +531,8 @@ void summarize(const coll_bench& b, const options& o, double load_before, double
         ok += r.ratio <= 1.0;
         if (!worst || r.ratio > worst->ratio) worst = &r;
     }
-    printf("# target at or below Open MPI at every size (ratio <= 1.00): %s - %d of %d points", ok == n ? "HOLDS" : "MISSED",
-           ok, n);
+    printf("# target at or below Open MPI at every size (ratio <= 1.00): %s - %d of %d points",
+           ok == n ? "HOLDS" : "MISSED", ok, n);
     if (worst) printf("; worst %s %s ratio %.3f", worst->op.c_str(), human(worst->bytes).c_str(), worst->ratio);
     printf("\n# behind Open MPI (ratio > 1.00), per op:\n");
     std::vector<std::string> ops;
@@ -547,8 +550,9 @@ void summarize(const coll_bench& b, const options& o, double load_before, double
         printf("#   %-18s %s\n", op.c_str(), list.empty() ? "none" : list.c_str());
     }
     if (b.wrong_.empty()) {
-        printf("# answers: every ishmem collective gave the right answer at every size (checked before and after "
-               "the timed calls)\n");
+        printf(
+            "# answers: every ishmem collective gave the right answer at every size (checked before and after "
+            "the timed calls)\n");
     } else {
         printf("# answers: WRONG in %zu checks (details on stderr, one line per PE):\n", b.wrong_.size());
         for (const wrong_answer& w : b.wrong_)
@@ -591,8 +595,10 @@ int main(int argc, char** argv) {
         die(buf);
     }
     const size_t mpi_cap = (cap + 4095) / 4096 * 4096;
-    auto* mpi_src = static_cast<unsigned char*>(o.mpi_on_heap ? ishmem_align(4096, mpi_cap) : aligned_alloc(4096, mpi_cap));
-    auto* mpi_dst = static_cast<unsigned char*>(o.mpi_on_heap ? ishmem_align(4096, mpi_cap) : aligned_alloc(4096, mpi_cap));
+    auto* mpi_src =
+        static_cast<unsigned char*>(o.mpi_on_heap ? ishmem_align(4096, mpi_cap) : aligned_alloc(4096, mpi_cap));
+    auto* mpi_dst =
+        static_cast<unsigned char*>(o.mpi_on_heap ? ishmem_align(4096, mpi_cap) : aligned_alloc(4096, mpi_cap));
     if (!mpi_src || !mpi_dst) die("out of memory");
     std::vector<int64_t> scan_scratch(o.mpi_p2p ? cap / 8 : 0);  // (--mpi-p2p's scans)
     // Every PE touches its own memory first, so that no page fault lands in a measurement.
@@ -716,8 +722,9 @@ int main(int argc, char** argv) {
     std::deque<std::string> peer_names;
     auto peer_name = [&](const char* blocking, const char* extra = nullptr) -> const char* {
         if (!o.mpi_nb && !extra) return blocking;
-        std::string n = o.mpi_nb ? std::string("MPI_I") + static_cast<char>(tolower(blocking[4])) + (blocking + 5) + "+MPI_Wait"
-                                 : std::string(blocking);
+        std::string n =
+            o.mpi_nb ? std::string("MPI_I") + static_cast<char>(tolower(blocking[4])) + (blocking + 5) + "+MPI_Wait"
+                     : std::string(blocking);
         if (extra) n += extra;
         for (const std::string& k : peer_names)
             if (k == n) return k.c_str();
@@ -738,13 +745,16 @@ int main(int argc, char** argv) {
         // MPI_Bcast works in place (the root's buffer is the source); ishmem copies source to dest on
         // every PE, the root included. Every PE's source differs, so a copy from the wrong PE fails.
         b.op(
-            "broadcastmem", bytes, peer_name(o.mpi_p2p ? "p2p_bcast" : "MPI_Bcast", o.mpi_whole_answer ? "+copy" : nullptr),
+            "broadcastmem", bytes,
+            peer_name(o.mpi_p2p ? "p2p_bcast" : "MPI_Bcast", o.mpi_whole_answer ? "+copy" : nullptr),
             [&] {
                 fill_pattern(sym_src, bytes, tag(T_BCAST, me), 0);
                 sentinel_fill(sym_dst, bytes);
                 sentinel_fill(mpi_dst, bytes);
-                if (o.mpi_whole_answer) fill_pattern(mpi_src, bytes, tag(T_BCAST, me), 0);
-                else if (me == root) fill_pattern(mpi_dst, bytes, tag(T_BCAST, root), 0);
+                if (o.mpi_whole_answer)
+                    fill_pattern(mpi_src, bytes, tag(T_BCAST, me), 0);
+                else if (me == root)
+                    fill_pattern(mpi_dst, bytes, tag(T_BCAST, root), 0);
             },
             [&] { return ishmem_broadcastmem(sym_dst, sym_src, bytes, root); },
             [&] {
@@ -921,8 +931,9 @@ int main(int argc, char** argv) {
             [&] { return ishmem_int64_sum_inscan(d64, s64, nelems); },
             [&] {
                 if (o.mpi_p2p)
-                    return bench::p2p_peer::scan(reinterpret_cast<const int64_t*>(mpi_src), reinterpret_cast<int64_t*>(mpi_dst),
-                                                 ncount, true, scan_scratch.data(), world);
+                    return bench::p2p_peer::scan(reinterpret_cast<const int64_t*>(mpi_src),
+                                                 reinterpret_cast<int64_t*>(mpi_dst), ncount, true, scan_scratch.data(),
+                                                 world);
                 if (!o.mpi_nb) return (void)MPI_Scan(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world);
                 MPI_Request r;
                 MPI_Iscan(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world, &r);
@@ -937,8 +948,9 @@ int main(int argc, char** argv) {
             [&] { fill_i64(T_EXSCAN); }, [&] { return ishmem_int64_sum_exscan(d64, s64, nelems); },
             [&] {
                 if (o.mpi_p2p) {
-                    bench::p2p_peer::scan(reinterpret_cast<const int64_t*>(mpi_src), reinterpret_cast<int64_t*>(mpi_dst),
-                                          ncount, false, scan_scratch.data(), world);
+                    bench::p2p_peer::scan(reinterpret_cast<const int64_t*>(mpi_src),
+                                          reinterpret_cast<int64_t*>(mpi_dst), ncount, false, scan_scratch.data(),
+                                          world);
                 } else if (!o.mpi_nb) {
                     MPI_Exscan(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world);
                 } else {

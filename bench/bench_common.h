@@ -69,8 +69,7 @@ struct options {
 // when it took the option (advancing i past any value). The first argument nobody takes goes to
 // o.bad. --quick lowers the batch count and length unless they were given. Safe before MPI_Init
 // (nothing is printed; the caller reports o.bad after it, from rank 0).
-template <class Extra>
-void parse_options(options& o, int argc, char** argv, Extra extra) {
+template <class Extra> void parse_options(options& o, int argc, char** argv, Extra extra) {
     bool batches_set = false, batch_set = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -337,9 +336,7 @@ inline double quantile(std::vector<double> v, double q) {
     return v[i] + (pos - static_cast<double>(i)) * (v[i + 1] - v[i]);
 }
 
-inline double median(const std::vector<double>& v) {
-    return quantile(v, 0.5);
-}
+inline double median(const std::vector<double>& v) { return quantile(v, 0.5); }
 
 struct ratio {
     double median, lo, hi;  // median and quartiles over the rounds of num[b] / den[b]
@@ -372,8 +369,7 @@ inline std::vector<std::vector<size_t>> permutations(size_t nv) {
 // ---- calibration ----------------------------------------------------------------------------------
 // The first step of every benchmark's calibration: double the batch length n until a batch
 // (batch_total_us(n): the duration of a whole batch of n, in us) fills an eighth of the target.
-template <class F>
-long grow_batch(long n, double target_us, F&& batch_total_us) {
+template <class F> long grow_batch(long n, double target_us, F&& batch_total_us) {
     while (batch_total_us(n) < target_us / 8 && n < (1L << 30)) n *= 2;
     return n;
 }
@@ -393,8 +389,7 @@ struct verdict_words {
 inline constexpr verdict_words missed_words{"ok", "ok (noisy)", "MISSED", "MISSED (noisy)"};
 inline constexpr verdict_words behind_words{"ok", "ok (noisy)", "BEHIND", "BEHIND (noisy)"};
 
-inline const char* verdict(const ratio& r, double limit, bool strict = false,
-                           const verdict_words& w = missed_words) {
+inline const char* verdict(const ratio& r, double limit, bool strict = false, const verdict_words& w = missed_words) {
     bool ok = strict ? r.median < limit : r.median <= limit;
     bool noisy = strict ? (r.lo < limit && r.hi >= limit) : (r.lo <= limit && r.hi > limit);
     if (ok) return noisy ? w.ok_noisy : w.ok;
@@ -482,9 +477,7 @@ class csv_writer {
 inline std::atomic<unsigned long> g_progress{0};
 inline std::atomic<const char*> g_doing{"start-up"};
 
-inline void progress() {
-    g_progress.store(g_progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-}
+inline void progress() { g_progress.store(g_progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
 
 // Sets g_doing to a formatted text; writes the buffer the handler is not pointed at, then points
 // it there (the handler may read g_doing at any time). A literal can go straight to g_doing.
@@ -539,8 +532,8 @@ inline void block_alarm(int how) {
 // "HANG: "); what: what hung ("a wait", "a call"). The message is composed here, not in the handler.
 inline void start_watchdog(int limit_s, const char* label, const char* what) {
     detail::watchdog_limit_s = limit_s;
-    snprintf(detail::watchdog_head, sizeof detail::watchdog_head, "%s: rank %d: %sno progress for %d s in ",
-             g_program, g_rank, label, limit_s);
+    snprintf(detail::watchdog_head, sizeof detail::watchdog_head, "%s: rank %d: %sno progress for %d s in ", g_program,
+             g_rank, label, limit_s);
     snprintf(detail::watchdog_tail, sizeof detail::watchdog_tail, " (%s that never returned); giving up\n", what);
     struct sigaction sa {};
     sa.sa_handler = detail::on_alarm;

@@ -117,8 +117,7 @@ struct variant {
     bool peer;  // MPI's: ishmem's progress thread is held through its batches (bench::peer_batch)
 };
 
-template <class F>
-variant make_variant(const char* name, F& f, bool peer = false) {
+template <class F> variant make_variant(const char* name, F& f, bool peer = false) {
     return {name, [](void* c, long n) { (*static_cast<F*>(c))(n); }, &f, peer};
 }
 
@@ -185,9 +184,7 @@ timings measure(const options& o, const std::vector<variant>& vs) {
 using bench::ratio;
 
 // Median and quartiles over the rounds of t[a][b] / t[p][b].
-ratio paired(const timings& t, size_t a, size_t p) {
-    return bench::paired(t.t[a], t.t[p]);
-}
+ratio paired(const timings& t, size_t a, size_t p) { return bench::paired(t.t[a], t.t[p]); }
 
 }  // namespace
 
@@ -434,18 +431,20 @@ int main(int argc, char** argv) {
         const char* osc = getenv("OMPI_MCA_osc");
         const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         const double load_after = bench::load_average();
-        printf("\n# summary: %s run, %d rounds of ~%.1f ms batches per variant; one-way latency = round trip / 2, "
-               "median over the rounds; ratios: medians of the ratios within a round [quartiles]; peer %s, "
-               "osc %s, window from %s%s\n",
-               o.quick ? "quick (rough numbers)" : "full", o.batches, o.batch_us / 1000.0,
-               bench::mpi_version().c_str(), osc ? osc : "chosen by the MPI library", bench::peer_window_kind(o),
-               bench::peer_thread_note(o.mpi_beside_thread));
+        printf(
+            "\n# summary: %s run, %d rounds of ~%.1f ms batches per variant; one-way latency = round trip / 2, "
+            "median over the rounds; ratios: medians of the ratios within a round [quartiles]; peer %s, "
+            "osc %s, window from %s%s\n",
+            o.quick ? "quick (rough numbers)" : "full", o.batches, o.batch_us / 1000.0, bench::mpi_version().c_str(),
+            osc ? osc : "chosen by the MPI library", bench::peer_window_kind(o),
+            bench::peer_thread_note(o.mpi_beside_thread));
         printf("# load average %.2f before, %.2f after, on %ld CPUs%s\n", load_before, load_after, cpus,
                bench::load_note(load_before, load_after, cpus));
         if (!with_floor)
-            printf("# the PEs are on different nodes (%s): ishmem reaches the peer through its MPI transport; "
-                   "ishmem_ptr gives no mapping of the peer's heap, so the floors are left out\n",
-                   bench::g_layout.text.c_str());
+            printf(
+                "# the PEs are on different nodes (%s): ishmem reaches the peer through its MPI transport; "
+                "ishmem_ptr gives no mapping of the peer's heap, so the floors are left out\n",
+                bench::g_layout.text.c_str());
         printf("# %-32s %10s  %-22s  %-22s  %-22s  %s\n", "variant", "one-way", "/ floor", "/ mpi_send_recv",
                "/ mpi_put_poll", "trips/batch");
         for (size_t k = 0; k < NV; ++k) {
@@ -485,9 +484,10 @@ int main(int argc, char** argv) {
             printf("# target below both MPI forms (ratios < 1.00): %s - %d of %d ishmem variants meet it\n",
                    mpi_ok == nk ? "HOLDS" : "MISSED", mpi_ok, nk);
         else
-            printf("# target within 10%% of both MPI forms over the same component (ratios <= 1.10): %s - %d of %d "
-                   "ishmem variants meet it\n",
-                   mpi_ok == nk ? "HOLDS" : "MISSED", mpi_ok, nk);
+            printf(
+                "# target within 10%% of both MPI forms over the same component (ratios <= 1.10): %s - %d of %d "
+                "ishmem variants meet it\n",
+                mpi_ok == nk ? "HOLDS" : "MISSED", mpi_ok, nk);
         for (size_t k = WAIT; k <= ANY4096; ++k)
             printf("#   %-32s floor %-14s send_recv %-14s put_poll %s\n", vs[k].name,
                    with_floor ? bench::verdict(paired(t, k, FLOOR), 1.5, false) : "-",

@@ -98,23 +98,19 @@ void usage(const char* argv0) {
 }
 
 // Keeps the compiler from merging or dropping repeated copies to the same place.
-inline void clobber() {
-    asm volatile("" ::: "memory");
-}
+inline void clobber() { asm volatile("" ::: "memory"); }
 
 // Time of one call of f, in microseconds, over a batch of n calls. f(i, n) is call i of n.
-template <class F>
-double time_batch(F& f, long n) {
+template <class F> double time_batch(F& f, long n) {
     auto t0 = clock_type::now();
     for (long i = 0; i < n; ++i) f(i, n);
     auto t1 = clock_type::now();
     return std::chrono::duration<double, std::micro>(t1 - t0).count() / static_cast<double>(n);
 }
 
-template <size_t N>
-struct result {
-    std::array<double, N> us;     // per variant: median over the rounds of the time of one call
-    std::array<double, N> ratio;  // per variant k: median over the rounds of time(variant 0) / time(k)
+template <size_t N> struct result {
+    std::array<double, N> us;                  // per variant: median over the rounds of the time of one call
+    std::array<double, N> ratio;               // per variant k: median over the rounds of time(variant 0) / time(k)
     std::array<double, N> ratio_lo, ratio_hi;  // the quartiles of the same, to show the noise
 };
 
@@ -126,8 +122,7 @@ struct result {
 // Batch b runs the variants in order b of all their permutations, so that no variant always
 // follows the same other one (which would hand it that one's cache state), and each timed batch
 // starts after one untimed call of its own, so that it starts from its own steady state.
-template <class... F>
-result<sizeof...(F)> measure(const options& o, F&... f) {
+template <class... F> result<sizeof...(F)> measure(const options& o, F&... f) {
     constexpr size_t nv = sizeof...(F);
     auto batch = [&](size_t k, long n) {
         const bench::peer_batch peer(k != 0, o.mpi_beside_thread);  // every variant after ishmem's is a peer
@@ -210,9 +205,7 @@ class report {
 };
 
 // The summary: does each target hold? Lines start with "# ".
-const char* verdict(const row& r, double limit) {
-    return bench::verdict({r.ratio, r.ratio_lo, r.ratio_hi}, limit);
-}
+const char* verdict(const row& r, double limit) { return bench::verdict({r.ratio, r.ratio_lo, r.ratio_hi}, limit); }
 
 // Across nodes there is no memcpy peer: the target is every operation within 10% of Open MPI's
 // over the same one-sided component.
@@ -227,9 +220,10 @@ void summarize_across_nodes(const report& rep) {
         if (!worst || r.ratio > worst->ratio) worst = &r;
     }
     if (!worst) return;
-    printf("# target every operation within 10%% of Open MPI over the same component (ratio <= 1.10): %s - %d of %d "
-           "points meet it; worst %s %zu B ratio %.3f\n",
-           ok == n ? "HOLDS" : "MISSED", ok, n, worst->op.c_str(), worst->bytes, worst->ratio);
+    printf(
+        "# target every operation within 10%% of Open MPI over the same component (ratio <= 1.10): %s - %d of %d "
+        "points meet it; worst %s %zu B ratio %.3f\n",
+        ok == n ? "HOLDS" : "MISSED", ok, n, worst->op.c_str(), worst->bytes, worst->ratio);
     for (const row& r : rep.rows())
         if (r.op.rfind("long_", 0) == 0)
             printf("#   %-22s %9.3f us vs %-15s %9.3f us  ratio %6.3f [%.3f-%.3f]  %s\n", r.op.c_str(), r.ours,
@@ -260,48 +254,51 @@ void summarize(const report& rep, const options& o, double load_before) {
         }
     }
     const char* osc = getenv("OMPI_MCA_osc");
-    printf("\n# summary: %s run, %d rounds of ~%.1f ms batches per point (times: medians; ratios: medians of "
-           "ratios within a round); peer %s, osc %s, window from %s%s\n",
-           o.quick ? "quick (rough numbers)" : "full", o.batches, o.batch_us / 1000.0, mpi_version().c_str(),
-           osc ? osc : "chosen by the MPI library", bench::peer_window_kind(o),
-           bench::peer_thread_note(o.mpi_beside_thread));
+    printf(
+        "\n# summary: %s run, %d rounds of ~%.1f ms batches per point (times: medians; ratios: medians of "
+        "ratios within a round); peer %s, osc %s, window from %s%s\n",
+        o.quick ? "quick (rough numbers)" : "full", o.batches, o.batch_us / 1000.0, mpi_version().c_str(),
+        osc ? osc : "chosen by the MPI library", bench::peer_window_kind(o),
+        bench::peer_thread_note(o.mpi_beside_thread));
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     const double load_after = load_average();
-    printf("# ratio [a-b]: the quartiles of the ratios within a round; (noisy): they lie on both sides of the "
-           "limit. Load average %.2f before, %.2f after, on %ld "
-           "CPUs%s\n",
-           load_before, load_after, cpus, bench::load_note(load_before, load_after, cpus));
+    printf(
+        "# ratio [a-b]: the quartiles of the ratios within a round; (noisy): they lie on both sides of the "
+        "limit. Load average %.2f before, %.2f after, on %ld "
+        "CPUs%s\n",
+        load_before, load_after, cpus, bench::load_note(load_before, load_after, cpus));
     if (bench::g_layout.spans()) {
-        printf("# PE 1 is on another node (%s): ishmem reaches it through its MPI transport; ishmem_ptr gives "
-               "no mapping of its heap, so the memcpy peer is left out. PE 1 waits in %s meanwhile; "
-               "ISHMEM_MPI_PROGRESS_SLEEP_US=%s\n",
-               bench::g_layout.text.c_str(),
-               o.target == options::target_wait::mpi      ? "MPI_Barrier"
-               : o.target == options::target_wait::ishmem ? "ishmem_long_wait_until"
-                                                          : "a loop of plain loads (no library call)",
-               getenv("ISHMEM_MPI_PROGRESS_SLEEP_US") ? getenv("ISHMEM_MPI_PROGRESS_SLEEP_US") : "(default)");
+        printf(
+            "# PE 1 is on another node (%s): ishmem reaches it through its MPI transport; ishmem_ptr gives "
+            "no mapping of its heap, so the memcpy peer is left out. PE 1 waits in %s meanwhile; "
+            "ISHMEM_MPI_PROGRESS_SLEEP_US=%s\n",
+            bench::g_layout.text.c_str(),
+            o.target == options::target_wait::mpi      ? "MPI_Barrier"
+            : o.target == options::target_wait::ishmem ? "ishmem_long_wait_until"
+                                                       : "a loop of plain loads (no library call)",
+            getenv("ISHMEM_MPI_PROGRESS_SLEEP_US") ? getenv("ISHMEM_MPI_PROGRESS_SLEEP_US") : "(default)");
         summarize_across_nodes(rep);
         fflush(stdout);
         return;
     }
     if (worst_bw)
-        printf("# target put/get bandwidth >= 1 MiB within 10%% of memcpy (ratio <= 1.10): %s - %d of %d points "
-               "meet it; worst %s %zu B ratio %.3f\n",
-               bw_ok == bw_n ? "HOLDS" : "MISSED", bw_ok, bw_n, worst_bw->op.c_str(), worst_bw->bytes,
-               worst_bw->ratio);
+        printf(
+            "# target put/get bandwidth >= 1 MiB within 10%% of memcpy (ratio <= 1.10): %s - %d of %d points "
+            "meet it; worst %s %zu B ratio %.3f\n",
+            bw_ok == bw_n ? "HOLDS" : "MISSED", bw_ok, bw_n, worst_bw->op.c_str(), worst_bw->bytes, worst_bw->ratio);
     if (worst_lat)
-        printf("# target latency at or below Open MPI (ratio <= 1.00): %s - %d of %d ops meet it; worst %s ratio %.3f\n",
-               lat_ok == lat_n ? "HOLDS" : "MISSED", lat_ok, lat_n, worst_lat->op.c_str(), worst_lat->ratio);
+        printf(
+            "# target latency at or below Open MPI (ratio <= 1.00): %s - %d of %d ops meet it; worst %s ratio %.3f\n",
+            lat_ok == lat_n ? "HOLDS" : "MISSED", lat_ok, lat_n, worst_lat->op.c_str(), worst_lat->ratio);
     for (const row& r : rep.rows())
         if (r.peer == "mpi" && r.op.rfind("long_", 0) == 0)
-            printf("#   %-22s %8.4f us vs MPI %8.4f us  ratio %6.3f [%.3f-%.3f]  %s\n", r.op.c_str(), r.ours,
-                   r.theirs, r.ratio, r.ratio_lo, r.ratio_hi, verdict(r, 1.0));
+            printf("#   %-22s %8.4f us vs MPI %8.4f us  ratio %6.3f [%.3f-%.3f]  %s\n", r.op.c_str(), r.ours, r.theirs,
+                   r.ratio, r.ratio_lo, r.ratio_hi, verdict(r, 1.0));
     for (const row& r : rep.rows())
         if (r.peer == "memcpy" && r.bytes >= mib)
-            printf("#   %-13s %9zu B  %7.2f GB/s vs memcpy %7.2f GB/s  ratio %6.3f [%.3f-%.3f]  %s\n",
-                   r.op.c_str(), r.bytes, static_cast<double>(r.bytes) / r.ours / 1e3,
-                   static_cast<double>(r.bytes) / r.theirs / 1e3, r.ratio, r.ratio_lo, r.ratio_hi,
-                   verdict(r, 1.10));
+            printf("#   %-13s %9zu B  %7.2f GB/s vs memcpy %7.2f GB/s  ratio %6.3f [%.3f-%.3f]  %s\n", r.op.c_str(),
+                   r.bytes, static_cast<double>(r.bytes) / r.ours / 1e3, static_cast<double>(r.bytes) / r.theirs / 1e3,
+                   r.ratio, r.ratio_lo, r.ratio_hi, verdict(r, 1.10));
     fflush(stdout);
 }
 
@@ -355,7 +352,8 @@ int main(int argc, char** argv) {
     char* peer_src = static_cast<char*>(ishmem_ptr(sym_src, peer));
     const bool same_node = bench::g_layout.node_of[0] == bench::g_layout.node_of[1];
     if (me == 0 && same_node && (!peer_dst || !peer_src)) die("ishmem_ptr gives no mapping of PE 1's heap");
-    if (me == 0 && !same_node && (peer_dst || peer_src)) die("ishmem_ptr maps the heap of PE 1, which is on another node");
+    if (me == 0 && !same_node && (peer_dst || peer_src))
+        die("ishmem_ptr maps the heap of PE 1, which is on another node");
     const bool with_memcpy = same_node;
 
     if (me == 0) {

@@ -49,7 +49,7 @@ inline void scan(const int64_t* source, int64_t* dest, int count, bool inclusive
     MPI_Comm_size(c, &n);
     MPI_Comm_rank(c, &me);
     const size_t bytes = static_cast<size_t>(count) * sizeof(int64_t);
-    int64_t* before = inclusive ? scratch : dest;  // the sum over the ranks before this one
+    int64_t* before = inclusive ? scratch : dest;   // the sum over the ranks before this one
     int64_t* through = inclusive ? dest : scratch;  // ... and this one: what goes on
     if (me > 0) {
         MPI_Request r;

@@ -35,7 +35,8 @@ int main() {
     const int left = (me + n - 1) % n;
     int bad = 0;
     for (int i = 0; i < 1024; ++i) bad += got[i] != left * 100000 + i;
-    std::printf("PE %d of %d: %s (%d of 1024 elements from PE %d wrong)\n", me, n, bad ? "FAILED" : "ring ok", bad, left);
+    std::printf("PE %d of %d: %s (%d of 1024 elements from PE %d wrong)\n", me, n, bad ? "FAILED" : "ring ok", bad,
+                left);
     ishmem_free(flag);
     ishmem_free(buf);
     ishmem_finalize();

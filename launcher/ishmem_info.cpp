@@ -174,7 +174,8 @@ void print_text(const cuda_report& c, const mpi_report& m) {
         if (!c.peers.empty()) {
             printf("  peer access (from -> to: access, native atomics):\n");
             for (const peer_link& l : c.peers)
-                printf("    %d -> %d: %s, %s\n", l.from, l.to, l.access ? "yes" : "no", l.native_atomics ? "yes" : "no");
+                printf("    %d -> %d: %s, %s\n", l.from, l.to, l.access ? "yes" : "no",
+                       l.native_atomics ? "yes" : "no");
         }
     }
 
@@ -189,7 +190,8 @@ void print_text(const cuda_report& c, const mpi_report& m) {
         const char* now = getenv(v.name);
         printf("  %-28s default %-8s current %s\n      %s\n", v.name, v.default_value, now ? now : "(default)", v.doc);
     }
-    for (const std::string& name : unknown_variables()) printf("  %-28s set, but unknown to ishmem (ignored)\n", name.c_str());
+    for (const std::string& name : unknown_variables())
+        printf("  %-28s set, but unknown to ishmem (ignored)\n", name.c_str());
 }
 
 // ---- JSON ----
@@ -198,11 +200,21 @@ std::string quoted(std::string_view s) {
     std::string o = "\"";
     for (unsigned char ch : s) {
         switch (ch) {
-            case '"': o += "\\\""; break;
-            case '\\': o += "\\\\"; break;
-            case '\n': o += "\\n"; break;
-            case '\r': o += "\\r"; break;
-            case '\t': o += "\\t"; break;
+            case '"':
+                o += "\\\"";
+                break;
+            case '\\':
+                o += "\\\\";
+                break;
+            case '\n':
+                o += "\\n";
+                break;
+            case '\r':
+                o += "\\r";
+                break;
+            case '\t':
+                o += "\\t";
+                break;
             default:
                 if (ch < 0x20) {
                     char u[8];
@@ -221,10 +233,11 @@ const char* boolean(bool b) { return b ? "true" : "false"; }
 std::string or_null(const std::string& s) { return s.empty() ? "null" : quoted(s); }
 
 void print_json(const cuda_report& c, const mpi_report& m) {
-    printf("{\n  \"ishmem\": {\"version\": %s, \"vendor\": %s, \"api_version\": %s, \"major\": %d, \"minor\": %d, "
-           "\"patch\": %d},\n",
-           quoted(ISHMEM_VERSION).c_str(), quoted(ISHMEM_VENDOR_STRING).c_str(), quoted(api_version()).c_str(),
-           ISHMEM_MAJOR_VERSION, ISHMEM_MINOR_VERSION, ISHMEM_PATCH_VERSION);
+    printf(
+        "{\n  \"ishmem\": {\"version\": %s, \"vendor\": %s, \"api_version\": %s, \"major\": %d, \"minor\": %d, "
+        "\"patch\": %d},\n",
+        quoted(ISHMEM_VERSION).c_str(), quoted(ISHMEM_VENDOR_STRING).c_str(), quoted(api_version()).c_str(),
+        ISHMEM_MAJOR_VERSION, ISHMEM_MINOR_VERSION, ISHMEM_PATCH_VERSION);
     std::string b;
     for (const std::string& s : backends(c)) b += (b.empty() ? "" : ", ") + quoted(s);
     printf("  \"build\": {\"backends\": [%s], \"cuda\": %s, \"mpi_bootstrap\": %s},\n", b.c_str(), boolean(c.built),
@@ -236,10 +249,11 @@ void print_json(const cuda_report& c, const mpi_report& m) {
                or_null(c.runtime_version).c_str(), or_null(c.driver_version).c_str(), quoted(c.status).c_str());
         for (size_t i = 0; i < c.gpus.size(); ++i) {
             const gpu& g = c.gpus[i];
-            printf("%s\n    {\"index\": %d, \"name\": %s, \"pci_bus_id\": %s, \"memory_bytes\": %llu, "
-                   "\"compute_capability\": \"%d.%d\"}",
-                   i ? "," : "", g.index, quoted(g.name).c_str(), quoted(g.pci_bus_id).c_str(), g.memory_bytes,
-                   g.cc_major, g.cc_minor);
+            printf(
+                "%s\n    {\"index\": %d, \"name\": %s, \"pci_bus_id\": %s, \"memory_bytes\": %llu, "
+                "\"compute_capability\": \"%d.%d\"}",
+                i ? "," : "", g.index, quoted(g.name).c_str(), quoted(g.pci_bus_id).c_str(), g.memory_bytes, g.cc_major,
+                g.cc_minor);
         }
         printf("], \"peers\": [");
         for (size_t i = 0; i < c.peers.size(); ++i) {
@@ -303,7 +317,8 @@ int main(int argc, char** argv) {
             printf("ishmem-info (ishmem) %s\n", ISHMEM_VERSION);
             return 0;
         } else {
-            fprintf(stderr, "ishmem-info: unknown option '%s'\nUsage: ishmem-info [--json]   (ishmem-info --help for more)\n",
+            fprintf(stderr,
+                    "ishmem-info: unknown option '%s'\nUsage: ishmem-info [--json]   (ishmem-info --help for more)\n",
                     argv[i]);
             return exit_usage;
         }

@@ -150,8 +150,8 @@ options parse_args(int argc, char** argv) {
             const char* t = value(a.c_str());
             char* end = nullptr;
             o.timeout_s = strtod(t, &end);
-            if (end == t || *end || o.timeout_s <= 0) usage_error("%s needs a positive number of seconds, not '%s'",
-                                                                  a.c_str(), t);
+            if (end == t || *end || o.timeout_s <= 0)
+                usage_error("%s needs a positive number of seconds, not '%s'", a.c_str(), t);
         } else if (a.size() > 1 && a[0] == '-') {
             usage_error("unknown option '%s'", a.c_str());
         } else {
@@ -384,7 +384,8 @@ class job {
         sigval value{};
         value.sival_int = sig;
         for (pe_slot& p : pes_)
-            if (p.running && p.connected && p.pid > 0) asked = sigqueue(p.pid, boot_stop_report_signal(), value) == 0 || asked;
+            if (p.running && p.connected && p.pid > 0)
+                asked = sigqueue(p.pid, boot_stop_report_signal(), value) == 0 || asked;
         return asked;
     }
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Installs what is needed, builds everything and runs every test: the C++ suite on 1, 2, 3 and 4 PEs,
-# the launcher and example checks, the generator's pytest suite and freshness check, the docs build
-# and an install + find_package/pkg-config consumer build; then the sanitizer builds
+# Installs what is needed, checks the sources' format, builds everything and runs every test: the
+# C++ suite on 1, 2, 3 and 4 PEs, the launcher and example checks, the generator's pytest suite and
+# freshness check, the docs build and the install + consumer builds; then the sanitizer builds
 # (scripts/test-sanitizers.sh: ASan + UBSan on 1, 2 and 4 PEs, TSan on the threaded tests).
 # On a machine without a GPU the CUDA code is compiled but not assembled (see below).
 # .ci/run calls exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# The hand-written C, C++ and CUDA sources follow .clang-format (a file that differs fails at once).
+scripts/check-format.sh --list
 # Without a GPU the GPU tests are only built (each reports that no CUDA device exists and counts as
 # skipped), so their device code is compiled to PTX without optimization and not assembled for the
 # GPU (no ptxas): every C++ and device front-end error still fails the build, in about half the

@@ -60,7 +60,8 @@ TEST(AmoConcurrent, FetchIncHandsOutUniqueTickets) {
     auto* tickets = static_cast<long*>(ishmem_calloc(static_cast<size_t>(per_pe) * n, sizeof(long)));
     std::vector<long> mine(per_pe);
     on_threads(threads_per_pe, [&](int t) {
-        for (int i = 0; i < ops_per_thread; ++i) mine[t * ops_per_thread + i] = ishmem_long_atomic_fetch_inc(counter, 0);
+        for (int i = 0; i < ops_per_thread; ++i)
+            mine[t * ops_per_thread + i] = ishmem_long_atomic_fetch_inc(counter, 0);
     });
     ishmem_long_put(tickets + static_cast<size_t>(per_pe) * ishmem_my_pe(), mine.data(), per_pe, 0);
     ishmem_barrier_all();

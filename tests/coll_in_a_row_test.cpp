@@ -61,8 +61,8 @@ void check_alltoalls_in_a_row(ishmem_team_t team, std::size_t nelems, int calls)
                 const int64_t want = block_value(from, me, e, c);
                 if (dst[i * nelems + e] != want && bad++ == 0)
                     ADD_FAILURE() << "alltoall of " << nelems << " int64 a block, call " << c << " of " << calls
-                                  << ", team PE " << me << " of " << n << ", block from team PE " << i << ", element " << e
-                                  << ": " << dst[i * nelems + e] << " != " << want;
+                                  << ", team PE " << me << " of " << n << ", block from team PE " << i << ", element "
+                                  << e << ": " << dst[i * nelems + e] << " != " << want;
             }
         }
         ASSERT_EQ(bad, 0u);
@@ -81,7 +81,9 @@ TEST(CollInARow, AlltoallsAroundTheLevelsTurn) {
 }
 
 // Element i of world PE pe's source in call c.
-int64_t scan_value(int pe, std::size_t i, int c) { return static_cast<int64_t>(pe + 1) * 100 + static_cast<int64_t>(i) * 3 + c; }
+int64_t scan_value(int pe, std::size_t i, int c) {
+    return static_cast<int64_t>(pe + 1) * 100 + static_cast<int64_t>(i) * 3 + c;
+}
 
 // Inclusive on even calls, exclusive on odd ones; in place on every third.
 TEST(CollInARow, SmallScansWhoseChainCrossesNodes) {
@@ -128,7 +130,9 @@ TEST(CollInARow, SmallScansWhoseChainCrossesNodes) {
 }
 
 // Element i of world PE pe's block in collect or fcollect call c.
-int64_t collect_value(int pe, std::size_t i, int c) { return static_cast<int64_t>(pe) * 1000003 + static_cast<int64_t>(i) * 5 + c * 11; }
+int64_t collect_value(int pe, std::size_t i, int c) {
+    return static_cast<int64_t>(pe) * 1000003 + static_cast<int64_t>(i) * 5 + c * 11;
+}
 
 // Collects and fcollects whose sizes cross the turns of their two levels across nodes from call to
 // call: 192 KiB a member on average (24576 int64; above it flat), 256 KiB in all, and tiny calls
@@ -163,14 +167,15 @@ TEST(CollInARow, CollectsAroundTheLevelsTurns) {
                     const int pe = ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD);
                     for (std::size_t i = 0; i < count(j); ++i, ++at)
                         if (dst[at] != collect_value(pe, i, c) && bad++ == 0)
-                            ADD_FAILURE() << (fixed ? "fcollect" : "collect") << " call " << c << " (" << base
-                                          << " int64 a member), team PE " << me << " of " << n << ", block of team PE "
-                                          << j << ", element " << i << ": " << dst[at] << " != " << collect_value(pe, i, c);
+                            ADD_FAILURE()
+                                << (fixed ? "fcollect" : "collect") << " call " << c << " (" << base
+                                << " int64 a member), team PE " << me << " of " << n << ", block of team PE " << j
+                                << ", element " << i << ": " << dst[at] << " != " << collect_value(pe, i, c);
                 }
                 for (std::size_t i = at; i < at + past; ++i)
                     if (dst[i] != -7 && bad++ == 0)
-                        ADD_FAILURE() << (fixed ? "fcollect" : "collect") << " call " << c << ": dest past its "
-                                      << at << " elements was written";
+                        ADD_FAILURE() << (fixed ? "fcollect" : "collect") << " call " << c << ": dest past its " << at
+                                      << " elements was written";
                 ASSERT_EQ(bad, 0u);
             }
         }

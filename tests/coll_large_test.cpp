@@ -27,8 +27,7 @@ int64_t operand(int pe, std::size_t i) { return static_cast<int64_t>((pe + 1) * 
 
 // What a sum scan gives team PE me at element i: value(world PE, i) summed over team PEs 0..me - 1,
 // and me too where inclusive.
-template <class T, class F>
-T scan_want(ishmem_team_t team, int me, bool inclusive, std::size_t i, F value) {
+template <class T, class F> T scan_want(ishmem_team_t team, int me, bool inclusive, std::size_t i, F value) {
     T want = 0;
     for (int j = 0; j < me + (inclusive ? 1 : 0); ++j)
         want += value(ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD), i);
@@ -38,9 +37,9 @@ T scan_want(ishmem_team_t team, int me, bool inclusive, std::size_t i, F value) 
 // Checks a collect's dest of `room` bytes: team member j's block of bytes_of(j) bytes, byte i being
 // byte_of(world PE of j, i), in member order, then 0xee up to room. Returns the bad bytes, and in
 // *first the place of the first of them; *end gets where the blocks end.
-template <class BytesOf, class ByteOf>
-std::size_t bad_collected(const unsigned char* dst, std::size_t room, ishmem_team_t team, BytesOf bytes_of, ByteOf byte_of,
-                          std::size_t* first, std::size_t* end) {
+template <class BytesOf, class ByteOf> std::size_t bad_collected(const unsigned char* dst, std::size_t room,
+                                                                 ishmem_team_t team, BytesOf bytes_of, ByteOf byte_of,
+                                                                 std::size_t* first, std::size_t* end) {
     std::size_t at = 0, bad = 0;
     *first = 0;
     for (int j = 0; j < ishmem_team_n_pes(team); ++j) {
@@ -76,18 +75,27 @@ TEST(CollLarge, ReductionsOverTheChunkedPath) {
                     EXPECT_EQ(ishmem_int64_sum_reduce(team, out, src.get(), big), 0);
                     EXPECT_EQ(ishmem_double_sum_reduce(team, dout, dsrc.get(), big), 0);
                 } else {
-                    EXPECT_EQ(ishmem_testing::run_in_group_returning(
-                                  7, [&](const auto& g) { return ishmemx_int64_sum_reduce_work_group(team, out, src.get(), big, g); }),
+                    EXPECT_EQ(ishmem_testing::run_in_group_returning(7,
+                                                                     [&](const auto& g) {
+                                                                         return ishmemx_int64_sum_reduce_work_group(
+                                                                             team, out, src.get(), big, g);
+                                                                     }),
                               0);
-                    EXPECT_EQ(ishmem_testing::run_in_group_returning(
-                                  7, [&](const auto& g) { return ishmemx_double_sum_reduce_work_group(team, dout, dsrc.get(), big, g); }),
+                    EXPECT_EQ(ishmem_testing::run_in_group_returning(7,
+                                                                     [&](const auto& g) {
+                                                                         return ishmemx_double_sum_reduce_work_group(
+                                                                             team, dout, dsrc.get(), big, g);
+                                                                     }),
                               0);
                 }
                 std::size_t bad = 0;
                 for (std::size_t i = 0; i < big; ++i) {
                     int64_t want = 0;
-                    for (int j = 0; j < n; ++j) want += operand(ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD), i);
-                    if (out[i] != want && bad++ == 0) ADD_FAILURE() << "int64 sum, pass " << pass << ", element " << i << ": " << out[i] << " != " << want;
+                    for (int j = 0; j < n; ++j)
+                        want += operand(ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD), i);
+                    if (out[i] != want && bad++ == 0)
+                        ADD_FAILURE() << "int64 sum, pass " << pass << ", element " << i << ": " << out[i]
+                                      << " != " << want;
                     if (dout[i] != 0.5 * static_cast<double>(want) && bad++ == 0)
                         ADD_FAILURE() << "double sum, pass " << pass << ", element " << i << ": " << dout[i];
                 }
@@ -106,12 +114,14 @@ TEST(CollLarge, ReductionsOverTheChunkedPath) {
             for (std::size_t i = 0; i < big; ++i) {
                 int64_t want_max = INT64_MIN, want_xor = 0;
                 for (int j = 0; j < n; ++j) {
-                    const int64_t v = operand(ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD), i) ^ static_cast<int64_t>(i << 20);
+                    const int64_t v = operand(ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD), i) ^
+                                      static_cast<int64_t>(i << 20);
                     want_max = v > want_max ? v : want_max;
                     want_xor ^= v;
                 }
                 if ((mx[i] != want_max || dst[i] != want_xor) && bad++ == 0)
-                    ADD_FAILURE() << "max/xor element " << i << ": " << mx[i] << "/" << dst[i] << " != " << want_max << "/" << want_xor;
+                    ADD_FAILURE() << "max/xor element " << i << ": " << mx[i] << "/" << dst[i] << " != " << want_max
+                                  << "/" << want_xor;
             }
             EXPECT_EQ(bad, 0u);
         }
@@ -129,7 +139,8 @@ TEST(CollLarge, ScansOverTheChunkedPath) {
     constexpr int64_t untouched = -77;
     for (ishmem_team_t team : {ISHMEM_TEAM_WORLD, strided_test_team()}) {
         const int me = ishmem_team_my_pe(team);
-        for (int pass = 0; pass < 12; ++pass) {  // inclusive: pass % 6 < 3; 0/3 out of place, 1/4 in place, 2/5 on a queue
+        for (int pass = 0; pass < 12;
+             ++pass) {  // inclusive: pass % 6 < 3; 0/3 out of place, 1/4 in place, 2/5 on a queue
             // big, then twice as many (over 512 KiB: across nodes the first member fills its dest
             // while its sum goes on, with the progress thread polling MPI)
             const std::size_t n = pass < 6 ? big : 2 * big;
@@ -200,9 +211,9 @@ TEST(CollLarge, ScansOfIntsOfOddLengths) {
                     for (std::size_t i = 0; i < n; ++i) {
                         const int want = scan_want<int>(team, me, inclusive, i, value);
                         if (out[i] != want && bad++ == 0)
-                            ADD_FAILURE() << (inclusive ? "inscan" : "exscan") << (in_place ? " in place" : "") << " of "
-                                          << n << " ints, team PE " << me << ", element " << i << ": " << out[i]
-                                          << " != " << want;
+                            ADD_FAILURE()
+                                << (inclusive ? "inscan" : "exscan") << (in_place ? " in place" : "") << " of " << n
+                                << " ints, team PE " << me << ", element " << i << ": " << out[i] << " != " << want;
                     }
                     for (std::size_t i = n; i < n + guard; ++i)
                         if (out[i] != (in_place ? value(me_world, i) : -5) && bad++ == 0)
@@ -246,9 +257,12 @@ void check_sums_alike_on_every_member(std::initializer_list<std::size_t> sizes) 
                         want += operand(pe, i);
                         dwant += 1.0 / (pe + 3) + static_cast<double>(i) * 1e-7;
                     }
-                    if (dst[i] != want && bad++ == 0) ADD_FAILURE() << "int64 sum of " << nelems << ", element " << i << ": " << dst[i] << " != " << want;
+                    if (dst[i] != want && bad++ == 0)
+                        ADD_FAILURE() << "int64 sum of " << nelems << ", element " << i << ": " << dst[i]
+                                      << " != " << want;
                     if (std::abs(ddst[i] - dwant) > 1e-12 * std::abs(dwant) && bad++ == 0)
-                        ADD_FAILURE() << "double sum of " << nelems << ", element " << i << ": " << ddst[i] << " != " << dwant;
+                        ADD_FAILURE() << "double sum of " << nelems << ", element " << i << ": " << ddst[i]
+                                      << " != " << dwant;
                     uint64_t bits = 0;
                     std::memcpy(&bits, &ddst[i], sizeof bits);
                     h = h * 1000003 ^ bits;
@@ -257,8 +271,9 @@ void check_sums_alike_on_every_member(std::initializer_list<std::size_t> sizes) 
                 digest[0] = h;
                 EXPECT_EQ(ishmem_uint64_fcollect(team, digests.get(), digest.get(), 1), 0);
                 for (int j = 0; j < n; ++j)
-                    EXPECT_EQ(digests[j], h) << "the double sums of " << nelems << " elements differ in their bits between team PE "
-                                             << j << " and team PE " << me << " (of " << n << ")";
+                    EXPECT_EQ(digests[j], h)
+                        << "the double sums of " << nelems << " elements differ in their bits between team PE " << j
+                        << " and team PE " << me << " (of " << n << ")";
             }
             ishmem_barrier_all();
         }
@@ -314,7 +329,8 @@ TEST(CollLarge, CollectOfVeryUnequalBlocks) {
         for (round = 0; round < 4; ++round) {
             for (std::size_t i = 0; i < total_max + 8; ++i) dst[i] = untouched;
             if (me >= 0)
-                for (std::size_t i = 0; i < count(me); ++i) src[i] = static_cast<int64_t>(me_world) * 1000003 + static_cast<int64_t>(i) + round;
+                for (std::size_t i = 0; i < count(me); ++i)
+                    src[i] = static_cast<int64_t>(me_world) * 1000003 + static_cast<int64_t>(i) + round;
             ishmem_barrier_all();
             if (me >= 0) {
                 EXPECT_EQ(ishmem_int64_collect(team, dst.get(), src.get(), count(me)), 0);
@@ -322,11 +338,14 @@ TEST(CollLarge, CollectOfVeryUnequalBlocks) {
                 for (int j = 0; j < n; ++j) {
                     const int pe = ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD);
                     for (std::size_t i = 0; i < count(j); ++i, ++at)
-                        if (dst[at] != static_cast<int64_t>(pe) * 1000003 + static_cast<int64_t>(i) + round && bad++ == 0)
-                            ADD_FAILURE() << "round " << round << ", block of team PE " << j << ", element " << i << ": " << dst[at];
+                        if (dst[at] != static_cast<int64_t>(pe) * 1000003 + static_cast<int64_t>(i) + round &&
+                            bad++ == 0)
+                            ADD_FAILURE() << "round " << round << ", block of team PE " << j << ", element " << i
+                                          << ": " << dst[at];
                 }
                 for (std::size_t i = at; i < at + 8; ++i)
-                    if (dst[i] != untouched && bad++ == 0) ADD_FAILURE() << "dest past the " << at << " collected elements was written";
+                    if (dst[i] != untouched && bad++ == 0)
+                        ADD_FAILURE() << "dest past the " << at << " collected elements was written";
                 EXPECT_EQ(bad, 0u) << "collect over a team of " << n;
             }
             ishmem_barrier_all();
@@ -341,7 +360,7 @@ TEST(CollLarge, CollectOfVeryUnequalBlocks) {
 // every byte and the bytes past the end checked.
 TEST(CollLarge, CollectOfBlocksInPieces) {
     constexpr std::size_t piece = 32768, whole = 61440;
-    const std::size_t sizes[] = {piece,     piece + 1, whole,         whole + 1, 2 * piece,
+    const std::size_t sizes[] = {piece,         piece + 1, whole,         whole + 1, 2 * piece,
                                  3 * piece + 5, 4 * piece, 4 * piece + 1, 0,         100};
     constexpr int nsizes = sizeof sizes / sizeof sizes[0];
     const int me_world = ishmem_my_pe(), npes = ishmem_n_pes();
@@ -365,9 +384,10 @@ TEST(CollLarge, CollectOfBlocksInPieces) {
                 EXPECT_EQ(ishmem_collectmem(team, dst.get(), src.get(), bytes_of(me)), 0);
                 std::size_t first = 0, at = 0;
                 const std::size_t bad = bad_collected(
-                    dst.get(), room, team, bytes_of, [&](int pe, std::size_t i) { return byte_of(pe, i, round); }, &first, &at);
-                EXPECT_EQ(bad, 0u) << "collectmem round " << round << " over a team of " << n << ": first bad byte " << first
-                                   << " of " << at;
+                    dst.get(), room, team, bytes_of, [&](int pe, std::size_t i) { return byte_of(pe, i, round); },
+                    &first, &at);
+                EXPECT_EQ(bad, 0u) << "collectmem round " << round << " over a team of " << n << ": first bad byte "
+                                   << first << " of " << at;
             }
             ishmem_barrier_all();
         }
@@ -383,9 +403,10 @@ TEST(CollLarge, BigCopiesInWorkGroups) {
     for (std::size_t i = 0; i < bytes; ++i) src[i] = static_cast<unsigned char>(i * 31 + me * 7);
     ishmem_barrier_all();
     const int root = n - 1;
-    EXPECT_EQ(ishmem_testing::run_in_group_returning(
-                  64, [&](const auto& g) { return ishmemx_broadcastmem_work_group(dst.get(), src.get(), bytes, root, g); }),
-              0);
+    EXPECT_EQ(
+        ishmem_testing::run_in_group_returning(
+            64, [&](const auto& g) { return ishmemx_broadcastmem_work_group(dst.get(), src.get(), bytes, root, g); }),
+        0);
     std::size_t bad = 0;
     for (std::size_t i = 0; i < bytes; ++i)
         if (dst[i] != static_cast<unsigned char>(i * 31 + root * 7)) ++bad;
@@ -411,7 +432,8 @@ void check_broadcasts_in_a_row(std::initializer_list<std::size_t> sizes) {
     sym_array<unsigned char> src(most), dst(most + 64);
     ASSERT_TRUE(src && dst);
     auto byte_of = [](int pe, std::size_t i, int call) {
-        return static_cast<unsigned char>((i >> 12) * 7 + i * 3 + static_cast<std::size_t>(pe) * 53 + static_cast<std::size_t>(call) * 29);
+        return static_cast<unsigned char>((i >> 12) * 7 + i * 3 + static_cast<std::size_t>(pe) * 53 +
+                                          static_cast<std::size_t>(call) * 29);
     };
     for (ishmem_team_t team : {ISHMEM_TEAM_WORLD, strided_test_team()}) {
         const int me = ishmem_team_my_pe(team), n = ishmem_team_n_pes(team);
@@ -483,8 +505,8 @@ TEST(CollLarge, BroadcastsAndFcollectsOfOddSizes) {
                         if (dst[i] != byte_of(from, i, bytes) && bad++ == 0) first = i;
                     for (std::size_t i = bytes; i < huge; ++i)
                         if (dst[i] != 0xee && bad++ == 0) first = i;
-                    EXPECT_EQ(bad, 0u) << "broadcastmem of " << bytes << " bytes from team PE " << root << " over a team of "
-                                       << n << ": first bad byte " << first;
+                    EXPECT_EQ(bad, 0u) << "broadcastmem of " << bytes << " bytes from team PE " << root
+                                       << " over a team of " << n << ": first bad byte " << first;
                 }
                 ishmem_barrier_all();
             }

@@ -77,11 +77,13 @@ void expect_message(const std::string& err, const std::string& routine, const st
         at = err.find(head);
     }
     if (at == std::string::npos) {
-        ADD_FAILURE() << "expected a line starting with \"" << pe << "[warning: ]" << routine << ": \"; stderr was: \"" << err << "\"";
+        ADD_FAILURE() << "expected a line starting with \"" << pe << "[warning: ]" << routine << ": \"; stderr was: \""
+                      << err << "\"";
         return;
     }
     const std::size_t end = err.find('\n', at);
-    const std::string reason = err.substr(at + head.size(), end == std::string::npos ? std::string::npos : end - at - head.size());
+    const std::string reason =
+        err.substr(at + head.size(), end == std::string::npos ? std::string::npos : end - at - head.size());
     EXPECT_TRUE(std::regex_search(reason, std::regex(reason_re, std::regex::icase)))
         << "the reason \"" << reason << "\" does not mention /" << reason_re << "/";
     std::size_t lines = 0;
@@ -116,9 +118,12 @@ class split_team {
     split_team(const std::string& name, int start, int stride, int size) {
         const int rc = ishmem_team_split_strided(ISHMEM_TEAM_WORLD, start, stride, size, nullptr, 0, &handle_);
         info_ = make_info(name, handle_, start, stride, size);
-        ok_ = all_agree(rc == 0 && (info_.member() ? ishmem_team_my_pe(handle_) == info_.me && ishmem_team_n_pes(handle_) == size
-                                                   : handle_ == ISHMEM_TEAM_INVALID));
-        if (!ok_) ADD_FAILURE() << "split_strided(world, " << start << ", " << stride << ", " << size << ") for " << name << " went wrong";
+        ok_ = all_agree(rc == 0 &&
+                        (info_.member() ? ishmem_team_my_pe(handle_) == info_.me && ishmem_team_n_pes(handle_) == size
+                                        : handle_ == ISHMEM_TEAM_INVALID));
+        if (!ok_)
+            ADD_FAILURE() << "split_strided(world, " << start << ", " << stride << ", " << size << ") for " << name
+                          << " went wrong";
     }
     ~split_team() {
         if (handle_ != ISHMEM_TEAM_INVALID) ishmem_team_destroy(handle_);
@@ -181,18 +186,20 @@ void check_broadcast(const team_info& t, int root, std::size_t nelems, const std
     if (t.member()) {
         EXPECT_EQ(call(t.team, dest.get(), src.get(), nelems, root), 0);
         const int root_pe = t.pes[root];
-        expect_elements(dest.get(), nelems, [&](std::size_t i) { return make_value<T>(root_pe, i); },
-                        "dest on team PE " + std::to_string(t.me) + " (root is world PE " + std::to_string(root_pe) + ")");
+        expect_elements(
+            dest.get(), nelems, [&](std::size_t i) { return make_value<T>(root_pe, i); },
+            "dest on team PE " + std::to_string(t.me) + " (root is world PE " + std::to_string(root_pe) + ")");
         expect_untouched(dest.get() + nelems, tail, "dest past nelems");
     }
     ishmem_barrier_all();
-    if (!t.member()) expect_untouched(dest.get(), nelems + tail, "dest of world PE " + std::to_string(w.me) + ", outside the team");
+    if (!t.member())
+        expect_untouched(dest.get(), nelems + tail, "dest of world PE " + std::to_string(w.me) + ", outside the team");
 }
 
 // collect / fcollect: team PE k contributes count(k) elements; dest is their concatenation in team
 // order. call(team, dest, source, my_count) -> int.
-template <class T, class Call>
-void check_collect(const team_info& t, const std::function<std::size_t(int)>& count, const std::string& form, Call call) {
+template <class T, class Call> void check_collect(const team_info& t, const std::function<std::size_t(int)>& count,
+                                                  const std::string& form, Call call) {
     std::string counts;
     std::size_t total = 0, max_count = 0;
     for (int k = 0; k < t.size(); ++k) {
@@ -215,8 +222,9 @@ void check_collect(const team_info& t, const std::function<std::size_t(int)>& co
         std::size_t offset = 0;
         for (int k = 0; k < t.size(); ++k) {
             const int pe = t.pes[k];
-            expect_elements(dest.get() + offset, count(k), [&](std::size_t i) { return make_value<T>(pe, i); },
-                            "the block of team PE " + std::to_string(k) + " at dest[" + std::to_string(offset) + "]");
+            expect_elements(
+                dest.get() + offset, count(k), [&](std::size_t i) { return make_value<T>(pe, i); },
+                "the block of team PE " + std::to_string(k) + " at dest[" + std::to_string(offset) + "]");
             offset += count(k);
         }
         expect_untouched(dest.get() + total, tail, "dest past the " + std::to_string(total) + " collected elements");
@@ -244,8 +252,9 @@ void check_alltoall(const team_info& t, std::size_t nelems, const std::string& f
         for (int j = 0; j < t.size(); ++j) {
             const int pe = t.pes[j];
             const std::size_t mine = static_cast<std::size_t>(t.me) * nelems;
-            expect_elements(dest.get() + j * nelems, nelems, [&](std::size_t e) { return make_value<T>(pe, mine + e); },
-                            "block from team PE " + std::to_string(j));
+            expect_elements(
+                dest.get() + j * nelems, nelems, [&](std::size_t e) { return make_value<T>(pe, mine + e); },
+                "block from team PE " + std::to_string(j));
         }
         expect_untouched(dest.get() + all, tail, "dest past the blocks");
     }
@@ -259,13 +268,20 @@ void check_alltoall(const team_info& t, std::size_t nelems, const std::string& f
 enum class op { and_, or_, xor_, max_, min_, sum, prod };
 const char* op_name(op o) {
     switch (o) {
-        case op::and_: return "and";
-        case op::or_: return "or";
-        case op::xor_: return "xor";
-        case op::max_: return "max";
-        case op::min_: return "min";
-        case op::sum: return "sum";
-        case op::prod: return "prod";
+        case op::and_:
+            return "and";
+        case op::or_:
+            return "or";
+        case op::xor_:
+            return "xor";
+        case op::max_:
+            return "max";
+        case op::min_:
+            return "min";
+        case op::sum:
+            return "sum";
+        case op::prod:
+            return "prod";
     }
     return "?";
 }
@@ -275,9 +291,12 @@ template <class T> T red_value(op o, int pe, std::size_t i) {
     const auto p = static_cast<std::uint64_t>(pe);
     if constexpr (std::is_floating_point_v<T>) {
         switch (o) {
-            case op::sum: return static_cast<T>(0.1 * (pe + 1) + 0.01 * static_cast<double>(i % 97) - (i % 3 == 1 ? 1.0 : 0.0));
-            case op::prod: return static_cast<T>(1.0 + 0.1 * static_cast<double>((p + i) % 5) * (i % 2 ? -1 : 1));
-            default: return make_value<T>(pe, i);  // max, min: exact
+            case op::sum:
+                return static_cast<T>(0.1 * (pe + 1) + 0.01 * static_cast<double>(i % 97) - (i % 3 == 1 ? 1.0 : 0.0));
+            case op::prod:
+                return static_cast<T>(1.0 + 0.1 * static_cast<double>((p + i) % 5) * (i % 2 ? -1 : 1));
+            default:
+                return make_value<T>(pe, i);  // max, min: exact
         }
     } else {
         switch (o) {
@@ -297,7 +316,8 @@ template <class T> T red_value(op o, int pe, std::size_t i) {
                 const auto v = static_cast<std::int64_t>(1 + (p + i) % 3);
                 return static_cast<T>(std::is_signed_v<T> && (p + i) % 4 == 0 ? -v : v);
             }
-            default: return make_value<T>(pe, i);
+            default:
+                return make_value<T>(pe, i);
         }
     }
 }
@@ -305,18 +325,27 @@ template <class T> T red_value(op o, int pe, std::size_t i) {
 template <class T> T combine(op o, T a, T b) {
     if constexpr (std::is_integral_v<T>) {
         switch (o) {
-            case op::and_: return static_cast<T>(a & b);
-            case op::or_: return static_cast<T>(a | b);
-            case op::xor_: return static_cast<T>(a ^ b);
-            default: break;
+            case op::and_:
+                return static_cast<T>(a & b);
+            case op::or_:
+                return static_cast<T>(a | b);
+            case op::xor_:
+                return static_cast<T>(a ^ b);
+            default:
+                break;
         }
     }
     switch (o) {
-        case op::max_: return a < b ? b : a;
-        case op::min_: return b < a ? b : a;
-        case op::sum: return static_cast<T>(a + b);
-        case op::prod: return static_cast<T>(a * b);
-        default: return a;
+        case op::max_:
+            return a < b ? b : a;
+        case op::min_:
+            return b < a ? b : a;
+        case op::sum:
+            return static_cast<T>(a + b);
+        case op::prod:
+            return static_cast<T>(a * b);
+        default:
+            return a;
     }
 }
 
@@ -324,18 +353,28 @@ template <class T> T combine(op o, T a, T b) {
 template <class T> int reduce_tpl(op o, bool world_form, ishmem_team_t team, T* dest, const T* src, std::size_t n) {
     if constexpr (std::is_integral_v<T>) {
         switch (o) {
-            case op::and_: return world_form ? ishmem_and_reduce(dest, src, n) : ishmem_and_reduce(team, dest, src, n);
-            case op::or_: return world_form ? ishmem_or_reduce(dest, src, n) : ishmem_or_reduce(team, dest, src, n);
-            case op::xor_: return world_form ? ishmem_xor_reduce(dest, src, n) : ishmem_xor_reduce(team, dest, src, n);
-            default: break;
+            case op::and_:
+                return world_form ? ishmem_and_reduce(dest, src, n) : ishmem_and_reduce(team, dest, src, n);
+            case op::or_:
+                return world_form ? ishmem_or_reduce(dest, src, n) : ishmem_or_reduce(team, dest, src, n);
+            case op::xor_:
+                return world_form ? ishmem_xor_reduce(dest, src, n) : ishmem_xor_reduce(team, dest, src, n);
+            default:
+                break;
         }
     }
     switch (o) {
-        case op::max_: return world_form ? ishmem_max_reduce(dest, src, n) : ishmem_max_reduce(team, dest, src, n);
-        case op::min_: return world_form ? ishmem_min_reduce(dest, src, n) : ishmem_min_reduce(team, dest, src, n);
-        case op::sum: return world_form ? ishmem_sum_reduce(dest, src, n) : ishmem_sum_reduce(team, dest, src, n);
-        case op::prod: return world_form ? ishmem_prod_reduce(dest, src, n) : ishmem_prod_reduce(team, dest, src, n);
-        default: ADD_FAILURE() << "no " << op_name(o) << " for this type"; return -1;
+        case op::max_:
+            return world_form ? ishmem_max_reduce(dest, src, n) : ishmem_max_reduce(team, dest, src, n);
+        case op::min_:
+            return world_form ? ishmem_min_reduce(dest, src, n) : ishmem_min_reduce(team, dest, src, n);
+        case op::sum:
+            return world_form ? ishmem_sum_reduce(dest, src, n) : ishmem_sum_reduce(team, dest, src, n);
+        case op::prod:
+            return world_form ? ishmem_prod_reduce(dest, src, n) : ishmem_prod_reduce(team, dest, src, n);
+        default:
+            ADD_FAILURE() << "no " << op_name(o) << " for this type";
+            return -1;
     }
 }
 
@@ -396,12 +435,16 @@ void check_reduce_in_place(const team_info& t, op o, std::size_t n, T* buf, cons
 // A symmetric byte buffer that non-members keep at the sentinel (0x7F in every byte) for the whole test.
 struct reduce_buffer {
     sym_array<std::uint64_t> raw{8192 + 64};
-    explicit reduce_buffer(const team_info& t) : team(t) { std::memset(static_cast<void*>(raw.get()), 0x7F, (8192 + 64) * 8); }
+    explicit reduce_buffer(const team_info& t) : team(t) {
+        std::memset(static_cast<void*>(raw.get()), 0x7F, (8192 + 64) * 8);
+    }
     template <class T> T* as() const { return reinterpret_cast<T*>(raw.get()); }
     ~reduce_buffer() {
         ishmem_barrier_all();
         if (!team.member())
-            expect_untouched(raw.get(), 8192 + 64, "reduction buffer of world PE " + std::to_string(ishmem_my_pe()) + ", outside " + team.name);
+            expect_untouched(
+                raw.get(), 8192 + 64,
+                "reduction buffer of world PE " + std::to_string(ishmem_my_pe()) + ", outside " + team.name);
     }
     const team_info& team;
 };
@@ -412,8 +455,11 @@ template <class T> void reduce_all_ops(const team_info& t, const reduce_buffer& 
     for (op o : ops) {
         // On the world, alternate the world form and the team overload.
         const bool world_form = t.team == ISHMEM_TEAM_WORLD && (o == op::sum || o == op::and_ || o == op::min_);
-        check_reduce_in_place<T>(t, o, n, b.as<T>(), world_form ? "ishmem_<op>_reduce (world form)" : "ishmem_<op>_reduce(team)",
-                                 [&](ishmem_team_t team, T* d, const T* s, std::size_t m) { return reduce_tpl<T>(o, world_form, team, d, s, m); });
+        check_reduce_in_place<T>(t, o, n, b.as<T>(),
+                                 world_form ? "ishmem_<op>_reduce (world form)" : "ishmem_<op>_reduce(team)",
+                                 [&](ishmem_team_t team, T* d, const T* s, std::size_t m) {
+                                     return reduce_tpl<T>(o, world_form, team, d, s, m);
+                                 });
     }
 }
 
@@ -443,11 +489,14 @@ void check_scan(const team_info& t, bool inclusive, std::size_t n, const std::st
     if (t.member()) {
         EXPECT_EQ(call(t.team, dest.get(), src.get(), n), 0);
         const int upto = inclusive ? t.me : t.me - 1;
-        expect_elements(dest.get(), n, [&](std::size_t i) {
-            T s = T(0);
-            for (int k = 0; k <= upto; ++k) s = static_cast<T>(s + scan_value<T>(t.pes[k], i));
-            return s;
-        }, std::string(inclusive ? "inscan" : "exscan") + " on team PE " + std::to_string(t.me));
+        expect_elements(
+            dest.get(), n,
+            [&](std::size_t i) {
+                T s = T(0);
+                for (int k = 0; k <= upto; ++k) s = static_cast<T>(s + scan_value<T>(t.pes[k], i));
+                return s;
+            },
+            std::string(inclusive ? "inscan" : "exscan") + " on team PE " + std::to_string(t.me));
         expect_untouched(dest.get() + n, tail, "dest past nelems");
     }
     ishmem_barrier_all();
@@ -466,24 +515,29 @@ TEST(Coll, BroadcastFromEveryRoot) {
             // 12 ints fill an inbox's first line (48 bytes, beside its sequence word); 13 do not.
             for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{12}, std::size_t{13}, std::size_t{37},
                                   std::size_t{3000}}) {
-                check_broadcast<int>(t, root, n, "ishmem_int_broadcast(team)", [](ishmem_team_t team, int* d, const int* s, std::size_t m, int r) {
-                    return ishmem_int_broadcast(team, d, s, m, r);
-                });
+                check_broadcast<int>(t, root, n, "ishmem_int_broadcast(team)",
+                                     [](ishmem_team_t team, int* d, const int* s, std::size_t m, int r) {
+                                         return ishmem_int_broadcast(team, d, s, m, r);
+                                     });
                 if (n == 37) {
-                    check_broadcast<double>(t, root, n, "ishmem_broadcast<double>(team)", [](ishmem_team_t team, double* d, const double* s, std::size_t m, int r) {
-                        return ishmem_broadcast(team, d, s, m, r);
-                    });
-                    check_broadcast<unsigned char>(t, root, n, "ishmem_broadcastmem(team)", [](ishmem_team_t team, unsigned char* d, const unsigned char* s, std::size_t m, int r) {
-                        return ishmem_broadcastmem(team, d, s, m, r);
-                    });
-                    check_broadcast<int16_t>(t, root, n, "ishmem_int16_broadcast(team)", [](ishmem_team_t team, int16_t* d, const int16_t* s, std::size_t m, int r) {
-                        return ishmem_int16_broadcast(team, d, s, m, r);
-                    });
+                    check_broadcast<double>(t, root, n, "ishmem_broadcast<double>(team)",
+                                            [](ishmem_team_t team, double* d, const double* s, std::size_t m, int r) {
+                                                return ishmem_broadcast(team, d, s, m, r);
+                                            });
+                    check_broadcast<unsigned char>(
+                        t, root, n, "ishmem_broadcastmem(team)",
+                        [](ishmem_team_t team, unsigned char* d, const unsigned char* s, std::size_t m, int r) {
+                            return ishmem_broadcastmem(team, d, s, m, r);
+                        });
+                    check_broadcast<int16_t>(t, root, n, "ishmem_int16_broadcast(team)",
+                                             [](ishmem_team_t team, int16_t* d, const int16_t* s, std::size_t m,
+                                                int r) { return ishmem_int16_broadcast(team, d, s, m, r); });
                 }
                 if (t.team == ISHMEM_TEAM_WORLD && n != 0)
-                    check_broadcast<long>(t, root, n, "ishmem_long_broadcast (world form)", [](ishmem_team_t, long* d, const long* s, std::size_t m, int r) {
-                        return ishmem_long_broadcast(d, s, m, r);
-                    });
+                    check_broadcast<long>(t, root, n, "ishmem_long_broadcast (world form)",
+                                          [](ishmem_team_t, long* d, const long* s, std::size_t m, int r) {
+                                              return ishmem_long_broadcast(d, s, m, r);
+                                          });
             }
         }
     }
@@ -500,29 +554,35 @@ TEST(Coll, CollectDifferentNelemsIncludingZero) {
         {"k + 1", [](int k) { return static_cast<std::size_t>(k + 1); }},
         // Around an inbox (512 bytes: 64 longs): blocks that travel in the message and blocks that
         // stay in the sender's source, in one call.
-        {"64, 65, 0, 1000 by k % 4", [](int k) { return std::size_t{k % 4 == 0 ? 64u : k % 4 == 1 ? 65u : k % 4 == 2 ? 0u : 1000u}; }},
+        {"64, 65, 0, 1000 by k % 4",
+         [](int k) {
+             return std::size_t{k % 4 == 0 ? 64u : k % 4 == 1 ? 65u : k % 4 == 2 ? 0u : 1000u};
+         }},
         {"65 on even k, 64 on odd", [](int k) { return std::size_t(k % 2 == 0 ? 65 : 64); }},
     };
     for (const team_info& t : ts.all()) {
         for (const auto& [name, count] : patterns) {
             SCOPED_TRACE("nelems pattern " + name);
-            check_collect<long>(t, count, "ishmem_long_collect(team)", [](ishmem_team_t team, long* d, const long* s, std::size_t m) {
-                return ishmem_long_collect(team, d, s, m);
-            });
+            check_collect<long>(t, count, "ishmem_long_collect(team)",
+                                [](ishmem_team_t team, long* d, const long* s, std::size_t m) {
+                                    return ishmem_long_collect(team, d, s, m);
+                                });
         }
         // Only the last team PE contributes.
         const int last = t.size() - 1;
         const auto only_last = [last](int k) { return std::size_t(k == last ? 4 : 0); };
-        check_collect<short>(t, only_last, "ishmem_collect<short>(team)", [](ishmem_team_t team, short* d, const short* s, std::size_t m) {
-            return ishmem_collect(team, d, s, m);
-        });
-        check_collect<unsigned char>(t, [](int k) { return static_cast<std::size_t>(3 * k % 5); }, "ishmem_collectmem(team)",
-                                     [](ishmem_team_t team, unsigned char* d, const unsigned char* s, std::size_t m) {
-                                         return ishmem_collectmem(team, d, s, m);
-                                     });
+        check_collect<short>(
+            t, only_last, "ishmem_collect<short>(team)",
+            [](ishmem_team_t team, short* d, const short* s, std::size_t m) { return ishmem_collect(team, d, s, m); });
+        check_collect<unsigned char>(
+            t, [](int k) { return static_cast<std::size_t>(3 * k % 5); }, "ishmem_collectmem(team)",
+            [](ishmem_team_t team, unsigned char* d, const unsigned char* s, std::size_t m) {
+                return ishmem_collectmem(team, d, s, m);
+            });
         if (t.team == ISHMEM_TEAM_WORLD)
-            check_collect<float>(t, [](int k) { return static_cast<std::size_t>((k + 2) % 3); }, "ishmem_float_collect (world form)",
-                                 [](ishmem_team_t, float* d, const float* s, std::size_t m) { return ishmem_float_collect(d, s, m); });
+            check_collect<float>(
+                t, [](int k) { return static_cast<std::size_t>((k + 2) % 3); }, "ishmem_float_collect (world form)",
+                [](ishmem_team_t, float* d, const float* s, std::size_t m) { return ishmem_float_collect(d, s, m); });
     }
 }
 
@@ -558,8 +618,9 @@ TEST(Coll, CollectBackToBackAcrossTheInboxSize) {
                 for (std::size_t i = 0; i < 300; ++i) src[i] = value(r + 1, w.me, i);  // at once: the next round's
                 std::size_t offset = 0;
                 for (int k = 0; k < t.size(); ++k) {
-                    expect_elements(dest.get() + offset, count(r, k), [&](std::size_t i) { return value(r, t.pes[k], i); },
-                                    "round " + std::to_string(r) + ", the block of team PE " + std::to_string(k));
+                    expect_elements(
+                        dest.get() + offset, count(r, k), [&](std::size_t i) { return value(r, t.pes[k], i); },
+                        "round " + std::to_string(r) + ", the block of team PE " + std::to_string(k));
                     offset += count(r, k);
                 }
             }
@@ -575,26 +636,40 @@ TEST(Coll, FcollectAndAlltoallIncludingZero) {
     ASSERT_TRUE(ts.ok());
     for (const team_info& t : ts.all()) {
         for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{6}, std::size_t{1000}}) {
-            check_collect<int>(t, [n](int) { return n; }, "ishmem_int_fcollect(team)", [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
-                return ishmem_int_fcollect(team, d, s, m);
-            });
-            check_alltoall<int>(t, n, "ishmem_int_alltoall(team)", [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
-                return ishmem_int_alltoall(team, d, s, m);
-            });
+            check_collect<int>(
+                t, [n](int) { return n; }, "ishmem_int_fcollect(team)",
+                [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
+                    return ishmem_int_fcollect(team, d, s, m);
+                });
+            check_alltoall<int>(t, n, "ishmem_int_alltoall(team)",
+                                [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
+                                    return ishmem_int_alltoall(team, d, s, m);
+                                });
         }
-        check_collect<double>(t, [](int) { return std::size_t{3}; }, "ishmem_fcollect<double>(team)", [](ishmem_team_t team, double* d, const double* s, std::size_t m) {
-            return ishmem_fcollect(team, d, s, m);
-        });
-        check_collect<unsigned char>(t, [](int) { return std::size_t{0}; }, "ishmem_fcollectmem(team), 0 bytes",
-                                     [](ishmem_team_t team, unsigned char* d, const unsigned char* s, std::size_t m) { return ishmem_fcollectmem(team, d, s, m); });
-        check_alltoall<unsigned char>(t, 5, "ishmem_alltoallmem(team)", [](ishmem_team_t team, unsigned char* d, const unsigned char* s, std::size_t m) {
-            return ishmem_alltoallmem(team, d, s, m);
-        });
+        check_collect<double>(
+            t, [](int) { return std::size_t{3}; }, "ishmem_fcollect<double>(team)",
+            [](ishmem_team_t team, double* d, const double* s, std::size_t m) {
+                return ishmem_fcollect(team, d, s, m);
+            });
+        check_collect<unsigned char>(
+            t, [](int) { return std::size_t{0}; }, "ishmem_fcollectmem(team), 0 bytes",
+            [](ishmem_team_t team, unsigned char* d, const unsigned char* s, std::size_t m) {
+                return ishmem_fcollectmem(team, d, s, m);
+            });
+        check_alltoall<unsigned char>(t, 5, "ishmem_alltoallmem(team)",
+                                      [](ishmem_team_t team, unsigned char* d, const unsigned char* s, std::size_t m) {
+                                          return ishmem_alltoallmem(team, d, s, m);
+                                      });
         if (t.team == ISHMEM_TEAM_WORLD) {
-            check_collect<uint64_t>(t, [](int) { return std::size_t{0}; }, "ishmem_uint64_fcollect (world form), nelems 0",
-                                    [](ishmem_team_t, uint64_t* d, const uint64_t* s, std::size_t m) { return ishmem_uint64_fcollect(d, s, m); });
+            check_collect<uint64_t>(
+                t, [](int) { return std::size_t{0}; }, "ishmem_uint64_fcollect (world form), nelems 0",
+                [](ishmem_team_t, uint64_t* d, const uint64_t* s, std::size_t m) {
+                    return ishmem_uint64_fcollect(d, s, m);
+                });
             check_alltoall<uint64_t>(t, 0, "ishmem_uint64_alltoall (world form), nelems 0",
-                                     [](ishmem_team_t, uint64_t* d, const uint64_t* s, std::size_t m) { return ishmem_uint64_alltoall(d, s, m); });
+                                     [](ishmem_team_t, uint64_t* d, const uint64_t* s, std::size_t m) {
+                                         return ishmem_uint64_alltoall(d, s, m);
+                                     });
         }
     }
 }
@@ -606,17 +681,17 @@ TEST(Coll, ReductionsInPlaceEveryType) {
     for (const team_info& t : ts.all()) {
         reduce_buffer b(t);
         constexpr std::size_t n = 9;
-        reduce_all_ops<signed char>(t, b, n, true);        // int8, schar
-        reduce_all_ops<unsigned char>(t, b, n, true);      // uchar, uint8
-        reduce_all_ops<short>(t, b, n, true);              // short, int16
-        reduce_all_ops<unsigned short>(t, b, n, true);     // ushort, uint16
-        reduce_all_ops<int>(t, b, n, true);                // int, int32
-        reduce_all_ops<unsigned int>(t, b, n, true);       // uint, uint32
-        reduce_all_ops<long>(t, b, n, true);               // long, int64, ptrdiff
-        reduce_all_ops<unsigned long>(t, b, n, true);      // ulong, uint64, size
-        reduce_all_ops<unsigned long long>(t, b, n, true); // ulonglong
-        reduce_all_ops<long long>(t, b, n, false);         // longlong: no bitwise ops
-        reduce_all_ops<char>(t, b, n, false);              // char: no bitwise ops
+        reduce_all_ops<signed char>(t, b, n, true);         // int8, schar
+        reduce_all_ops<unsigned char>(t, b, n, true);       // uchar, uint8
+        reduce_all_ops<short>(t, b, n, true);               // short, int16
+        reduce_all_ops<unsigned short>(t, b, n, true);      // ushort, uint16
+        reduce_all_ops<int>(t, b, n, true);                 // int, int32
+        reduce_all_ops<unsigned int>(t, b, n, true);        // uint, uint32
+        reduce_all_ops<long>(t, b, n, true);                // long, int64, ptrdiff
+        reduce_all_ops<unsigned long>(t, b, n, true);       // ulong, uint64, size
+        reduce_all_ops<unsigned long long>(t, b, n, true);  // ulonglong
+        reduce_all_ops<long long>(t, b, n, false);          // longlong: no bitwise ops
+        reduce_all_ops<char>(t, b, n, false);               // char: no bitwise ops
         reduce_all_ops<float>(t, b, n, false);
         reduce_all_ops<double>(t, b, n, false);
     }
@@ -628,46 +703,59 @@ TEST(Coll, ReductionsInPlaceTypedNamesAndLargeCounts) {
     ASSERT_TRUE(ts.ok());
     for (const team_info& t : ts.all()) {
         reduce_buffer b(t);
-        check_reduce_in_place<int8_t>(t, op::xor_, 11, b.as<int8_t>(), "ishmem_int8_xor_reduce", [](ishmem_team_t team, int8_t* d, const int8_t* s, std::size_t m) {
-            return ishmem_int8_xor_reduce(team, d, s, m);
-        });
-        check_reduce_in_place<uint64_t>(t, op::and_, 11, b.as<uint64_t>(), "ishmem_uint64_and_reduce", [](ishmem_team_t team, uint64_t* d, const uint64_t* s, std::size_t m) {
-            return ishmem_uint64_and_reduce(team, d, s, m);
-        });
-        check_reduce_in_place<size_t>(t, op::or_, 11, b.as<size_t>(), "ishmem_size_or_reduce", [](ishmem_team_t team, size_t* d, const size_t* s, std::size_t m) {
-            return ishmem_size_or_reduce(team, d, s, m);
-        });
-        check_reduce_in_place<ptrdiff_t>(t, op::max_, 11, b.as<ptrdiff_t>(), "ishmem_ptrdiff_max_reduce", [](ishmem_team_t team, ptrdiff_t* d, const ptrdiff_t* s, std::size_t m) {
-            return ishmem_ptrdiff_max_reduce(team, d, s, m);
-        });
-        check_reduce_in_place<signed char>(t, op::min_, 11, b.as<signed char>(), "ishmem_schar_min_reduce", [](ishmem_team_t team, signed char* d, const signed char* s, std::size_t m) {
-            return ishmem_schar_min_reduce(team, d, s, m);
-        });
-        check_reduce_in_place<long long>(t, op::prod, 11, b.as<long long>(), "ishmem_longlong_prod_reduce", [](ishmem_team_t team, long long* d, const long long* s, std::size_t m) {
-            return ishmem_longlong_prod_reduce(team, d, s, m);
-        });
-        check_reduce_in_place<float>(t, op::sum, 11, b.as<float>(), "ishmem_float_sum_reduce", [](ishmem_team_t team, float* d, const float* s, std::size_t m) {
-            return ishmem_float_sum_reduce(team, d, s, m);
-        });
-        check_reduce_in_place<double>(t, op::prod, 11, b.as<double>(), "ishmem_double_prod_reduce", [](ishmem_team_t team, double* d, const double* s, std::size_t m) {
-            return ishmem_double_prod_reduce(team, d, s, m);
-        });
-        check_reduce_in_place<int>(t, op::sum, 16000, b.as<int>(), "ishmem_int_sum_reduce, 16000 elements", [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
-            return ishmem_int_sum_reduce(team, d, s, m);
-        });
-        check_reduce_in_place<double>(t, op::sum, 8000, b.as<double>(), "ishmem_double_sum_reduce, 8000 elements", [](ishmem_team_t team, double* d, const double* s, std::size_t m) {
-            return ishmem_double_sum_reduce(team, d, s, m);
-        });
-        check_reduce_in_place<float>(t, op::max_, 5000, b.as<float>(), "ishmem_float_max_reduce, 5000 elements", [](ishmem_team_t team, float* d, const float* s, std::size_t m) {
-            return ishmem_float_max_reduce(team, d, s, m);
-        });
-        check_reduce_in_place<int>(t, op::sum, 0, b.as<int>(), "ishmem_int_sum_reduce, nreduce 0", [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
-            return ishmem_int_sum_reduce(team, d, s, m);
-        });
+        check_reduce_in_place<int8_t>(t, op::xor_, 11, b.as<int8_t>(), "ishmem_int8_xor_reduce",
+                                      [](ishmem_team_t team, int8_t* d, const int8_t* s, std::size_t m) {
+                                          return ishmem_int8_xor_reduce(team, d, s, m);
+                                      });
+        check_reduce_in_place<uint64_t>(t, op::and_, 11, b.as<uint64_t>(), "ishmem_uint64_and_reduce",
+                                        [](ishmem_team_t team, uint64_t* d, const uint64_t* s, std::size_t m) {
+                                            return ishmem_uint64_and_reduce(team, d, s, m);
+                                        });
+        check_reduce_in_place<size_t>(t, op::or_, 11, b.as<size_t>(), "ishmem_size_or_reduce",
+                                      [](ishmem_team_t team, size_t* d, const size_t* s, std::size_t m) {
+                                          return ishmem_size_or_reduce(team, d, s, m);
+                                      });
+        check_reduce_in_place<ptrdiff_t>(t, op::max_, 11, b.as<ptrdiff_t>(), "ishmem_ptrdiff_max_reduce",
+                                         [](ishmem_team_t team, ptrdiff_t* d, const ptrdiff_t* s, std::size_t m) {
+                                             return ishmem_ptrdiff_max_reduce(team, d, s, m);
+                                         });
+        check_reduce_in_place<signed char>(t, op::min_, 11, b.as<signed char>(), "ishmem_schar_min_reduce",
+                                           [](ishmem_team_t team, signed char* d, const signed char* s, std::size_t m) {
+                                               return ishmem_schar_min_reduce(team, d, s, m);
+                                           });
+        check_reduce_in_place<long long>(t, op::prod, 11, b.as<long long>(), "ishmem_longlong_prod_reduce",
+                                         [](ishmem_team_t team, long long* d, const long long* s, std::size_t m) {
+                                             return ishmem_longlong_prod_reduce(team, d, s, m);
+                                         });
+        check_reduce_in_place<float>(t, op::sum, 11, b.as<float>(), "ishmem_float_sum_reduce",
+                                     [](ishmem_team_t team, float* d, const float* s, std::size_t m) {
+                                         return ishmem_float_sum_reduce(team, d, s, m);
+                                     });
+        check_reduce_in_place<double>(t, op::prod, 11, b.as<double>(), "ishmem_double_prod_reduce",
+                                      [](ishmem_team_t team, double* d, const double* s, std::size_t m) {
+                                          return ishmem_double_prod_reduce(team, d, s, m);
+                                      });
+        check_reduce_in_place<int>(t, op::sum, 16000, b.as<int>(), "ishmem_int_sum_reduce, 16000 elements",
+                                   [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
+                                       return ishmem_int_sum_reduce(team, d, s, m);
+                                   });
+        check_reduce_in_place<double>(t, op::sum, 8000, b.as<double>(), "ishmem_double_sum_reduce, 8000 elements",
+                                      [](ishmem_team_t team, double* d, const double* s, std::size_t m) {
+                                          return ishmem_double_sum_reduce(team, d, s, m);
+                                      });
+        check_reduce_in_place<float>(t, op::max_, 5000, b.as<float>(), "ishmem_float_max_reduce, 5000 elements",
+                                     [](ishmem_team_t team, float* d, const float* s, std::size_t m) {
+                                         return ishmem_float_max_reduce(team, d, s, m);
+                                     });
+        check_reduce_in_place<int>(t, op::sum, 0, b.as<int>(), "ishmem_int_sum_reduce, nreduce 0",
+                                   [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
+                                       return ishmem_int_sum_reduce(team, d, s, m);
+                                   });
         if (t.team == ISHMEM_TEAM_WORLD)
-            check_reduce_in_place<double>(t, op::min_, 11, b.as<double>(), "ishmem_double_min_reduce (world form)", [](ishmem_team_t, double* d, const double* s, std::size_t m) {
-                return ishmem_double_min_reduce(d, s, m);
-            });
+            check_reduce_in_place<double>(t, op::min_, 11, b.as<double>(), "ishmem_double_min_reduce (world form)",
+                                          [](ishmem_team_t, double* d, const double* s, std::size_t m) {
+                                              return ishmem_double_min_reduce(d, s, m);
+                                          });
     }
 }
 
@@ -684,7 +772,9 @@ TEST(Coll, ReductionIntoTheAdjacentBuffer) {
     if (t.member()) {
         EXPECT_EQ(ishmem_int_sum_reduce(t.team, buf.get() + 8, buf.get(), 8), 0);
         expect_reduced(t, op::sum, buf.get() + 8, 8, "dest adjacent to source on " + t.name);
-        expect_elements(buf.get(), 8, [](std::size_t i) { return red_value<int>(op::sum, ishmem_my_pe(), i); }, "source (must be unchanged)");
+        expect_elements(
+            buf.get(), 8, [](std::size_t i) { return red_value<int>(op::sum, ishmem_my_pe(), i); },
+            "source (must be unchanged)");
         expect_untouched(buf.get() + 16, tail, "past dest");
     }
 }
@@ -705,12 +795,14 @@ TEST(Coll, FcollectFromBesideItsDest) {
     }
     ishmem_barrier_all();
     EXPECT_EQ(ishmem_int_fcollect(dest, before, k), 0);
-    expect_elements(dest, all, [&](std::size_t j) { return static_cast<int>(j / k) * 100 + static_cast<int>(j % k); },
-                    "dest of the fcollect from just before it");
+    expect_elements(
+        dest, all, [&](std::size_t j) { return static_cast<int>(j / k) * 100 + static_cast<int>(j % k); },
+        "dest of the fcollect from just before it");
     ishmem_barrier_all();
     EXPECT_EQ(ishmem_fcollectmem(ISHMEM_TEAM_WORLD, dest, after, k * sizeof(int)), 0);
-    expect_elements(dest, all, [&](std::size_t j) { return static_cast<int>(j / k) * 1000 + static_cast<int>(j % k); },
-                    "dest of the fcollect from just after it");
+    expect_elements(
+        dest, all, [&](std::size_t j) { return static_cast<int>(j / k) * 1000 + static_cast<int>(j % k); },
+        "dest of the fcollect from just after it");
     for (std::size_t i = 0; i < k; ++i) {
         EXPECT_EQ(before[i], w.me * 100 + static_cast<int>(i)) << "source before dest, element " << i;
         EXPECT_EQ(after[i], w.me * 1000 + static_cast<int>(i)) << "source after dest, element " << i;
@@ -725,31 +817,36 @@ TEST(Coll, InclusiveAndExclusiveScans) {
         // 128 ints fill one eager piece, 512 are the most that pass along the chain by default
         // (ISHMEM_SCAN_CHAIN_MAX=2K); past that, and from 256 (1 KiB) where nothing chains, the
         // chunked form (ISHMEM_REDUCE_SCATTER_MIN=1K)
-        for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{6}, std::size_t{129}, std::size_t{256}, std::size_t{257},
-                              std::size_t{512}, std::size_t{513}, std::size_t{2000}}) {
-            check_scan<int>(t, true, n, "ishmem_int_sum_inscan(team)", [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
-                return ishmem_int_sum_inscan(team, d, s, m);
-            });
-            check_scan<int>(t, false, n, "ishmem_int_sum_exscan(team)", [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
-                return ishmem_int_sum_exscan(team, d, s, m);
-            });
+        for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{6}, std::size_t{129}, std::size_t{256},
+                              std::size_t{257}, std::size_t{512}, std::size_t{513}, std::size_t{2000}}) {
+            check_scan<int>(t, true, n, "ishmem_int_sum_inscan(team)",
+                            [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
+                                return ishmem_int_sum_inscan(team, d, s, m);
+                            });
+            check_scan<int>(t, false, n, "ishmem_int_sum_exscan(team)",
+                            [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
+                                return ishmem_int_sum_exscan(team, d, s, m);
+                            });
         }
-        check_scan<double>(t, true, 5, "ishmem_sum_inscan<double>(team)", [](ishmem_team_t team, double* d, const double* s, std::size_t m) {
-            return ishmem_sum_inscan(team, d, s, m);
-        });
-        check_scan<double>(t, false, 5, "ishmem_sum_exscan<double>(team)", [](ishmem_team_t team, double* d, const double* s, std::size_t m) {
-            return ishmem_sum_exscan(team, d, s, m);
-        });
-        check_scan<uint8_t>(t, false, 7, "ishmem_uint8_sum_exscan(team)", [](ishmem_team_t team, uint8_t* d, const uint8_t* s, std::size_t m) {
-            return ishmem_uint8_sum_exscan(team, d, s, m);
-        });
+        check_scan<double>(t, true, 5, "ishmem_sum_inscan<double>(team)",
+                           [](ishmem_team_t team, double* d, const double* s, std::size_t m) {
+                               return ishmem_sum_inscan(team, d, s, m);
+                           });
+        check_scan<double>(t, false, 5, "ishmem_sum_exscan<double>(team)",
+                           [](ishmem_team_t team, double* d, const double* s, std::size_t m) {
+                               return ishmem_sum_exscan(team, d, s, m);
+                           });
+        check_scan<uint8_t>(t, false, 7, "ishmem_uint8_sum_exscan(team)",
+                            [](ishmem_team_t team, uint8_t* d, const uint8_t* s, std::size_t m) {
+                                return ishmem_uint8_sum_exscan(team, d, s, m);
+                            });
         if (t.team == ISHMEM_TEAM_WORLD) {
-            check_scan<long>(t, true, 4, "ishmem_long_sum_inscan (world form)", [](ishmem_team_t, long* d, const long* s, std::size_t m) {
-                return ishmem_long_sum_inscan(d, s, m);
-            });
-            check_scan<long>(t, false, 4, "ishmem_long_sum_exscan (world form)", [](ishmem_team_t, long* d, const long* s, std::size_t m) {
-                return ishmem_long_sum_exscan(d, s, m);
-            });
+            check_scan<long>(
+                t, true, 4, "ishmem_long_sum_inscan (world form)",
+                [](ishmem_team_t, long* d, const long* s, std::size_t m) { return ishmem_long_sum_inscan(d, s, m); });
+            check_scan<long>(
+                t, false, 4, "ishmem_long_sum_exscan (world form)",
+                [](ishmem_team_t, long* d, const long* s, std::size_t m) { return ishmem_long_sum_exscan(d, s, m); });
         }
     }
 }
@@ -784,7 +881,8 @@ TEST(Coll, SmallBroadcastsAndScansInARow) {
         for (std::size_t i = 0; i < n; ++i) {
             long below = 0;
             for (int pe = 0; pe < w.me; ++pe) below += value(c, pe, i);
-            EXPECT_EQ(bcast[c * n + i], value(c, root, i)) << "broadcast " << c << " from " << root << ", element " << i;
+            EXPECT_EQ(bcast[c * n + i], value(c, root, i))
+                << "broadcast " << c << " from " << root << ", element " << i;
             EXPECT_EQ(in[c * n + i], below + value(c, w.me, i)) << "inscan " << c << ", element " << i;
             EXPECT_EQ(ex[c * n + i], below) << "exscan " << c << ", element " << i;
         }
@@ -834,7 +932,8 @@ TEST(Coll, ScansInPiecesInARow) {
             long below = 0;
             for (int pe = 0; pe < w.me; ++pe) below += value(c, pe, i);
             if (i < n) {
-                ASSERT_EQ(in[c * most + i], below + value(c, w.me, i)) << "inscan " << c << " of " << n << ", element " << i;
+                ASSERT_EQ(in[c * most + i], below + value(c, w.me, i))
+                    << "inscan " << c << " of " << n << ", element " << i;
                 ASSERT_EQ(ex[c * most + i], below) << "exscan " << c << " of " << n << ", element " << i;
             } else {
                 ASSERT_EQ(in[c * most + i], -1) << "inscan " << c << " of " << n << " wrote past nelems, element " << i;
@@ -862,35 +961,43 @@ TEST(Coll, OddTeamOfThree) {
     } else {
         ishmem_team_t bad = ISHMEM_TEAM_WORLD;
         int rc = 0;
-        const std::string err = stderr_of([&] { rc = ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, 3, nullptr, 0, &bad); });
+        const std::string err =
+            stderr_of([&] { rc = ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, 3, nullptr, 0, &bad); });
         EXPECT_NE(rc, 0) << "a team of 3 PEs out of " << w.n;
         expect_message(err, "ishmem_team_split_strided", ".");
         EXPECT_EQ(bad, ISHMEM_TEAM_INVALID);
         t = make_info("world (" + std::to_string(w.n) + " PEs)", ISHMEM_TEAM_WORLD, 0, 1, w.n);
     }
-    if (t.member()) { EXPECT_EQ(ishmem_team_sync(t.team), 0); }
+    if (t.member()) {
+        EXPECT_EQ(ishmem_team_sync(t.team), 0);
+    }
     check_alltoall<int>(t, 3, "ishmem_int_alltoall(team)", [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
         return ishmem_int_alltoall(team, d, s, m);
     });
     for (int root = 0; root < t.size(); ++root)
-        check_broadcast<long>(t, root, 5, "ishmem_long_broadcast(team)", [](ishmem_team_t team, long* d, const long* s, std::size_t m, int r) {
-            return ishmem_long_broadcast(team, d, s, m, r);
+        check_broadcast<long>(t, root, 5, "ishmem_long_broadcast(team)",
+                              [](ishmem_team_t team, long* d, const long* s, std::size_t m, int r) {
+                                  return ishmem_long_broadcast(team, d, s, m, r);
+                              });
+    check_collect<int>(
+        t, [](int k) { return std::size_t(k == 1 ? 0 : k + 1); }, "ishmem_int_collect(team)",
+        [](ishmem_team_t team, int* d, const int* s, std::size_t m) { return ishmem_int_collect(team, d, s, m); });
+    check_collect<short>(
+        t, [](int) { return std::size_t{5}; }, "ishmem_short_fcollect(team)",
+        [](ishmem_team_t team, short* d, const short* s, std::size_t m) {
+            return ishmem_short_fcollect(team, d, s, m);
         });
-    check_collect<int>(t, [](int k) { return std::size_t(k == 1 ? 0 : k + 1); }, "ishmem_int_collect(team)",
-                       [](ishmem_team_t team, int* d, const int* s, std::size_t m) { return ishmem_int_collect(team, d, s, m); });
-    check_collect<short>(t, [](int) { return std::size_t{5}; }, "ishmem_short_fcollect(team)",
-                         [](ishmem_team_t team, short* d, const short* s, std::size_t m) { return ishmem_short_fcollect(team, d, s, m); });
     {
         reduce_buffer b(t);
         reduce_all_ops<int>(t, b, 7, true);
         reduce_all_ops<double>(t, b, 7, false);
     }
-    check_scan<int>(t, true, 4, "ishmem_int_sum_inscan(team)", [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
-        return ishmem_int_sum_inscan(team, d, s, m);
-    });
-    check_scan<int>(t, false, 4, "ishmem_int_sum_exscan(team)", [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
-        return ishmem_int_sum_exscan(team, d, s, m);
-    });
+    check_scan<int>(
+        t, true, 4, "ishmem_int_sum_inscan(team)",
+        [](ishmem_team_t team, int* d, const int* s, std::size_t m) { return ishmem_int_sum_inscan(team, d, s, m); });
+    check_scan<int>(
+        t, false, 4, "ishmem_int_sum_exscan(team)",
+        [](ishmem_team_t team, int* d, const int* s, std::size_t m) { return ishmem_int_sum_exscan(team, d, s, m); });
 }
 
 // Collectives on different teams back to back, no barrier between them: each half of the world on
@@ -908,8 +1015,9 @@ TEST(Coll, BackToBackOnDifferentTeams) {
     const int xr = std::min(2, w.n);
     const team_info x = make_info("row", xh, (w.me / xr) * xr, 1, std::min(xr, w.n - (w.me / xr) * xr));
     const team_info y = make_info("column", yh, w.me % xr, xr, (w.n - w.me % xr + xr - 1) / xr);
-    const bool ok = all_agree(evens.ok() && (!odds || odds->ok()) && copy.ok() && ishmem_team_n_pes(xh) == x.size() &&
-                              ishmem_team_n_pes(yh) == y.size() && ishmem_team_my_pe(xh) == x.me && ishmem_team_my_pe(yh) == y.me);
+    const bool ok =
+        all_agree(evens.ok() && (!odds || odds->ok()) && copy.ok() && ishmem_team_n_pes(xh) == x.size() &&
+                  ishmem_team_n_pes(yh) == y.size() && ishmem_team_my_pe(xh) == x.me && ishmem_team_my_pe(yh) == y.me);
     const team_info half = w.me % 2 == 0 ? evens.info() : odds->info();
     const team_info& all = copy.info();
     sym_array<int> s1(1), d1(1), s2(3), d2(3), s3(4), d3(4), s4(2), d4(2 * 4), s5(1), d5(1), d6(1), s6(1);
@@ -925,7 +1033,8 @@ TEST(Coll, BackToBackOnDifferentTeams) {
 
             for (int i = 0; i < 3; ++i) s2[i] = w.me * i + r;
             EXPECT_EQ(ishmem_int_sum_reduce(all.team, d2.get(), s2.get(), 3), 0);
-            for (int i = 0; i < 3; ++i) EXPECT_EQ(d2[i], i * w.n * (w.n - 1) / 2 + r * w.n) << "sum over the copy, element " << i;
+            for (int i = 0; i < 3; ++i)
+                EXPECT_EQ(d2[i], i * w.n * (w.n - 1) / 2 + r * w.n) << "sum over the copy, element " << i;
 
             for (int i = 0; i < 4; ++i) s3[i] = 1000 * w.me + 10 * r + i;
             EXPECT_EQ(ishmem_int_broadcast(x.team, d3.get(), s3.get(), 4, x.size() - 1), 0);
@@ -987,8 +1096,9 @@ TEST(Coll, BarrierAllCompletesEarlierPutsAndAmos) {
         expected_counter += static_cast<long>(w.n) * (w.n + 1) / 2;
         for (int j = 0; j < w.n; ++j) EXPECT_EQ(load_acquire(&slots[j]), r * 100 + j) << "the p from PE " << j;
         for (int j = 0; j < w.n; ++j)
-            expect_elements(nbi_slots.get() + j * 64, 64, [&](std::size_t i) { return r * 1000 + j * 64 + static_cast<int>(i); },
-                            "the put_nbi from PE " + std::to_string(j));
+            expect_elements(
+                nbi_slots.get() + j * 64, 64, [&](std::size_t i) { return r * 1000 + j * 64 + static_cast<int>(i); },
+                "the put_nbi from PE " + std::to_string(j));
         EXPECT_EQ(load_acquire(counter.get()), expected_counter) << "atomic adds of every PE";
         uint64_t expected_bits = 0;
         for (int rr = 1; rr <= r; ++rr)
@@ -1041,40 +1151,62 @@ TEST(Coll, WorkGroupFormsAgreeAcrossThreads) {
         for (const team_info* tp : teams) {
             const team_info& t = *tp;
             const bool world_team = t.team == ISHMEM_TEAM_WORLD;
-            check_broadcast<int>(t, t.size() - 1, 300, "ishmemx_int_broadcast_work_group", [g, world_team](ishmem_team_t team, int* d, const int* s, std::size_t m, int r) {
-                return ishmem_testing::run_in_group_returning(g, [&](const auto& grp) {
-                    return world_team ? ishmemx_int_broadcast_work_group(d, s, m, r, grp) : ishmemx_int_broadcast_work_group(team, d, s, m, r, grp);
+            check_broadcast<int>(t, t.size() - 1, 300, "ishmemx_int_broadcast_work_group",
+                                 [g, world_team](ishmem_team_t team, int* d, const int* s, std::size_t m, int r) {
+                                     return ishmem_testing::run_in_group_returning(g, [&](const auto& grp) {
+                                         return world_team ? ishmemx_int_broadcast_work_group(d, s, m, r, grp)
+                                                           : ishmemx_int_broadcast_work_group(team, d, s, m, r, grp);
+                                     });
+                                 });
+            check_broadcast<unsigned char>(
+                t, 0, 77, "ishmemx_broadcastmem_work_group(team)",
+                [g](ishmem_team_t team, unsigned char* d, const unsigned char* s, std::size_t m, int r) {
+                    return ishmem_testing::run_in_group_returning(
+                        g, [&](const auto& grp) { return ishmemx_broadcastmem_work_group(team, d, s, m, r, grp); });
                 });
-            });
-            check_broadcast<unsigned char>(t, 0, 77, "ishmemx_broadcastmem_work_group(team)", [g](ishmem_team_t team, unsigned char* d, const unsigned char* s, std::size_t m, int r) {
-                return ishmem_testing::run_in_group_returning(g, [&](const auto& grp) { return ishmemx_broadcastmem_work_group(team, d, s, m, r, grp); });
-            });
-            check_collect<long>(t, [](int k) { return static_cast<std::size_t>(k % 3 * 50); }, "ishmemx_long_collect_work_group(team)",
-                                [g](ishmem_team_t team, long* d, const long* s, std::size_t m) {
-                                    return ishmem_testing::run_in_group_returning(g, [&](const auto& grp) { return ishmemx_long_collect_work_group(team, d, s, m, grp); });
-                                });
-            check_collect<int>(t, [](int) { return std::size_t{100}; }, "ishmemx_fcollect_work_group<int>(team)",
-                               [g](ishmem_team_t team, int* d, const int* s, std::size_t m) {
-                                   return ishmem_testing::run_in_group_returning(g, [&](const auto& grp) { return ishmemx_fcollect_work_group(team, d, s, m, grp); });
-                               });
-            check_alltoall<double>(t, 20, "ishmemx_double_alltoall_work_group(team)", [g](ishmem_team_t team, double* d, const double* s, std::size_t m) {
-                return ishmem_testing::run_in_group_returning(g, [&](const auto& grp) { return ishmemx_double_alltoall_work_group(team, d, s, m, grp); });
-            });
+            check_collect<long>(
+                t, [](int k) { return static_cast<std::size_t>(k % 3 * 50); }, "ishmemx_long_collect_work_group(team)",
+                [g](ishmem_team_t team, long* d, const long* s, std::size_t m) {
+                    return ishmem_testing::run_in_group_returning(
+                        g, [&](const auto& grp) { return ishmemx_long_collect_work_group(team, d, s, m, grp); });
+                });
+            check_collect<int>(
+                t, [](int) { return std::size_t{100}; }, "ishmemx_fcollect_work_group<int>(team)",
+                [g](ishmem_team_t team, int* d, const int* s, std::size_t m) {
+                    return ishmem_testing::run_in_group_returning(
+                        g, [&](const auto& grp) { return ishmemx_fcollect_work_group(team, d, s, m, grp); });
+                });
+            check_alltoall<double>(t, 20, "ishmemx_double_alltoall_work_group(team)",
+                                   [g](ishmem_team_t team, double* d, const double* s, std::size_t m) {
+                                       return ishmem_testing::run_in_group_returning(g, [&](const auto& grp) {
+                                           return ishmemx_double_alltoall_work_group(team, d, s, m, grp);
+                                       });
+                                   });
             {
                 reduce_buffer b(t);
-                check_reduce_in_place<int>(t, op::sum, 200, b.as<int>(), "ishmemx_sum_reduce_work_group<int>(team)", [g](ishmem_team_t team, int* d, const int* s, std::size_t m) {
-                    return ishmem_testing::run_in_group_returning(g, [&](const auto& grp) { return ishmemx_sum_reduce_work_group(team, d, s, m, grp); });
-                });
-                check_reduce_in_place<unsigned>(t, op::xor_, 130, b.as<unsigned>(), "ishmemx_uint_xor_reduce_work_group(team)", [g](ishmem_team_t team, unsigned* d, const unsigned* s, std::size_t m) {
-                    return ishmem_testing::run_in_group_returning(g, [&](const auto& grp) { return ishmemx_uint_xor_reduce_work_group(team, d, s, m, grp); });
-                });
-                check_reduce_in_place<float>(t, op::prod, 65, b.as<float>(), "ishmemx_float_prod_reduce_work_group", [g, world_team](ishmem_team_t team, float* d, const float* s, std::size_t m) {
-                    return ishmem_testing::run_in_group_returning(g, [&](const auto& grp) {
-                        return world_team ? ishmemx_float_prod_reduce_work_group(d, s, m, grp) : ishmemx_float_prod_reduce_work_group(team, d, s, m, grp);
+                check_reduce_in_place<int>(t, op::sum, 200, b.as<int>(), "ishmemx_sum_reduce_work_group<int>(team)",
+                                           [g](ishmem_team_t team, int* d, const int* s, std::size_t m) {
+                                               return ishmem_testing::run_in_group_returning(g, [&](const auto& grp) {
+                                                   return ishmemx_sum_reduce_work_group(team, d, s, m, grp);
+                                               });
+                                           });
+                check_reduce_in_place<unsigned>(
+                    t, op::xor_, 130, b.as<unsigned>(), "ishmemx_uint_xor_reduce_work_group(team)",
+                    [g](ishmem_team_t team, unsigned* d, const unsigned* s, std::size_t m) {
+                        return ishmem_testing::run_in_group_returning(
+                            g, [&](const auto& grp) { return ishmemx_uint_xor_reduce_work_group(team, d, s, m, grp); });
                     });
-                });
+                check_reduce_in_place<float>(
+                    t, op::prod, 65, b.as<float>(), "ishmemx_float_prod_reduce_work_group",
+                    [g, world_team](ishmem_team_t team, float* d, const float* s, std::size_t m) {
+                        return ishmem_testing::run_in_group_returning(g, [&](const auto& grp) {
+                            return world_team ? ishmemx_float_prod_reduce_work_group(d, s, m, grp)
+                                              : ishmemx_float_prod_reduce_work_group(team, d, s, m, grp);
+                        });
+                    });
             }
-            if (t.member()) ishmem_testing::run_in_group(g, [&](const auto& grp) { ishmemx_team_sync_work_group(t.team, grp); });
+            if (t.member())
+                ishmem_testing::run_in_group(g, [&](const auto& grp) { ishmemx_team_sync_work_group(t.team, grp); });
             ishmem_testing::run_in_group(g, [](const auto& grp) { ishmemx_barrier_all_work_group(grp); });
         }
         // Bad calls: the same nonzero value in every thread, no hang, and one line from the group
@@ -1090,7 +1222,8 @@ TEST(Coll, WorkGroupFormsAgreeAcrossThreads) {
         expect_message(err, "ishmemx_int_sum_reduce_work_group", "team");
         err = stderr_of([&] {
             rc = ishmem_testing::run_in_group_returning(g, [&](const auto& grp) {
-                return ishmemx_int_broadcast_work_group(ISHMEM_TEAM_WORLD, buf.get(), buf.get() + 4, 4, ishmem_n_pes(), grp);
+                return ishmemx_int_broadcast_work_group(ISHMEM_TEAM_WORLD, buf.get(), buf.get() + 4, 4, ishmem_n_pes(),
+                                                        grp);
             });
         });
         EXPECT_NE(rc, 0) << "ishmemx_int_broadcast_work_group with PE_root n";
@@ -1134,7 +1267,9 @@ TEST(Coll, OnQueueSetsRet) {
             int ret = 12345;
             ishmemx_int_broadcast_on_queue(t.team, dest.get(), src.get(), 50, root, &ret, q, {filled}).wait();
             EXPECT_EQ(ret, 0);
-            expect_elements(dest.get(), 50, [&](std::size_t i) { return 9000 + t.pes[root] * 100 + static_cast<int>(i); }, "broadcast after its dependency");
+            expect_elements(
+                dest.get(), 50, [&](std::size_t i) { return 9000 + t.pes[root] * 100 + static_cast<int>(i); },
+                "broadcast after its dependency");
             expect_untouched(dest.get() + 50, tail, "past nelems");
 
             ret = 12345;
@@ -1144,39 +1279,45 @@ TEST(Coll, OnQueueSetsRet) {
         ishmem_barrier_all();
         if (!t.member()) expect_untouched(dest.get(), 50 + tail, "dest of a PE outside the team");
 
-        check_reduce_in_place<int>(t, op::sum, 10, dest.get(), "ishmemx_int_sum_reduce_on_queue(team)", [&](ishmem_team_t team, int* d, const int* s, std::size_t m) {
-            int ret = 12345;
-            ishmemx_int_sum_reduce_on_queue(team, d, s, m, &ret, q).wait();
-            return ret;
-        });
+        check_reduce_in_place<int>(t, op::sum, 10, dest.get(), "ishmemx_int_sum_reduce_on_queue(team)",
+                                   [&](ishmem_team_t team, int* d, const int* s, std::size_t m) {
+                                       int ret = 12345;
+                                       ishmemx_int_sum_reduce_on_queue(team, d, s, m, &ret, q).wait();
+                                       return ret;
+                                   });
         ishmem_barrier_all();
-        check_collect<int>(t, [](int k) { return static_cast<std::size_t>(k % 2 * 3); }, "ishmemx_int_collect_on_queue(team)",
-                           [&](ishmem_team_t team, int* d, const int* s, std::size_t m) {
-                               int ret = 12345;
-                               ishmemx_int_collect_on_queue(team, d, s, m, &ret, q).wait();
-                               return ret;
-                           });
-        check_collect<int>(t, [](int) { return std::size_t{0}; }, "ishmemx_int_fcollect_on_queue(team), nelems 0",
-                           [&](ishmem_team_t team, int* d, const int* s, std::size_t m) {
-                               int ret = 12345;
-                               ishmemx_int_fcollect_on_queue(team, d, s, m, &ret, q).wait();
-                               return ret;
-                           });
-        check_alltoall<long>(t, 2, "ishmemx_alltoall_on_queue<long>(team)", [&](ishmem_team_t team, long* d, const long* s, std::size_t m) {
-            int ret = 12345;
-            ishmemx_alltoall_on_queue(team, d, s, m, &ret, q).wait();
-            return ret;
-        });
-        check_scan<int>(t, false, 3, "ishmemx_int_sum_exscan_on_queue(team)", [&](ishmem_team_t team, int* d, const int* s, std::size_t m) {
-            int ret = 12345;
-            ishmemx_int_sum_exscan_on_queue(team, d, s, m, &ret, q).wait();
-            return ret;
-        });
-        check_scan<int>(t, true, 3, "ishmemx_int_sum_inscan_on_queue(team)", [&](ishmem_team_t team, int* d, const int* s, std::size_t m) {
-            int ret = 12345;
-            ishmemx_int_sum_inscan_on_queue(team, d, s, m, &ret, q).wait();
-            return ret;
-        });
+        check_collect<int>(
+            t, [](int k) { return static_cast<std::size_t>(k % 2 * 3); }, "ishmemx_int_collect_on_queue(team)",
+            [&](ishmem_team_t team, int* d, const int* s, std::size_t m) {
+                int ret = 12345;
+                ishmemx_int_collect_on_queue(team, d, s, m, &ret, q).wait();
+                return ret;
+            });
+        check_collect<int>(
+            t, [](int) { return std::size_t{0}; }, "ishmemx_int_fcollect_on_queue(team), nelems 0",
+            [&](ishmem_team_t team, int* d, const int* s, std::size_t m) {
+                int ret = 12345;
+                ishmemx_int_fcollect_on_queue(team, d, s, m, &ret, q).wait();
+                return ret;
+            });
+        check_alltoall<long>(t, 2, "ishmemx_alltoall_on_queue<long>(team)",
+                             [&](ishmem_team_t team, long* d, const long* s, std::size_t m) {
+                                 int ret = 12345;
+                                 ishmemx_alltoall_on_queue(team, d, s, m, &ret, q).wait();
+                                 return ret;
+                             });
+        check_scan<int>(t, false, 3, "ishmemx_int_sum_exscan_on_queue(team)",
+                        [&](ishmem_team_t team, int* d, const int* s, std::size_t m) {
+                            int ret = 12345;
+                            ishmemx_int_sum_exscan_on_queue(team, d, s, m, &ret, q).wait();
+                            return ret;
+                        });
+        check_scan<int>(t, true, 3, "ishmemx_int_sum_inscan_on_queue(team)",
+                        [&](ishmem_team_t team, int* d, const int* s, std::size_t m) {
+                            int ret = 12345;
+                            ishmemx_int_sum_inscan_on_queue(team, d, s, m, &ret, q).wait();
+                            return ret;
+                        });
     }
     // Many collectives queued before any wait (the queue runs them in order), each with its own ret.
     {
@@ -1187,7 +1328,8 @@ TEST(Coll, OnQueueSetsRet) {
         ishmem_barrier_all();
         std::vector<int> rets(k, 12345);
         std::vector<ishmem::event> events;
-        for (int i = 0; i < k; ++i) events.push_back(ishmemx_int_sum_reduce_on_queue(dest.get() + i, src.get() + i, 1, &rets[i], q));
+        for (int i = 0; i < k; ++i)
+            events.push_back(ishmemx_int_sum_reduce_on_queue(dest.get() + i, src.get() + i, 1, &rets[i], q));
         ishmem::event::wait(events);
         const int n = ishmem_n_pes();
         for (int i = 0; i < k; ++i) {
@@ -1203,7 +1345,8 @@ TEST(Coll, OnQueueSetsRet) {
     EXPECT_EQ(ret, 0);
     // Bad calls: ret nonzero after the event, and a message.
     ret = 0;
-    std::string err = stderr_of([&] { ishmemx_int_sum_reduce_on_queue(ISHMEM_TEAM_INVALID, buf.get(), buf.get(), 4, &ret, q).wait(); });
+    std::string err = stderr_of(
+        [&] { ishmemx_int_sum_reduce_on_queue(ISHMEM_TEAM_INVALID, buf.get(), buf.get(), 4, &ret, q).wait(); });
     EXPECT_NE(ret, 0) << "on ISHMEM_TEAM_INVALID";
     expect_message(err, "ishmemx_int_sum_reduce_on_queue", "team");
     ret = 0;
@@ -1241,13 +1384,16 @@ TEST(Coll, BadInputReturnsNonzero) {
     const std::vector<call> calls = {
         {"ishmem_team_sync", [](ishmem_team_t t) { return ishmem_team_sync(t); }},
         {"ishmem_int_alltoall", [&](ishmem_team_t t) { return ishmem_int_alltoall(t, d, s, 2); }},
-        {"ishmem_alltoallmem", [&](ishmem_team_t t) { return ishmem_alltoallmem(t, bytes.get(), bytes.get() + 32, 2); }},
+        {"ishmem_alltoallmem",
+         [&](ishmem_team_t t) { return ishmem_alltoallmem(t, bytes.get(), bytes.get() + 32, 2); }},
         {"ishmem_int_broadcast", [&](ishmem_team_t t) { return ishmem_int_broadcast(t, d, s, 2, 0); }},
-        {"ishmem_broadcastmem", [&](ishmem_team_t t) { return ishmem_broadcastmem(t, bytes.get(), bytes.get() + 32, 2, 0); }},
+        {"ishmem_broadcastmem",
+         [&](ishmem_team_t t) { return ishmem_broadcastmem(t, bytes.get(), bytes.get() + 32, 2, 0); }},
         {"ishmem_int_collect", [&](ishmem_team_t t) { return ishmem_int_collect(t, d, s, 2); }},
         {"ishmem_collectmem", [&](ishmem_team_t t) { return ishmem_collectmem(t, bytes.get(), bytes.get() + 32, 2); }},
         {"ishmem_int_fcollect", [&](ishmem_team_t t) { return ishmem_int_fcollect(t, d, s, 2); }},
-        {"ishmem_fcollectmem", [&](ishmem_team_t t) { return ishmem_fcollectmem(t, bytes.get(), bytes.get() + 32, 2); }},
+        {"ishmem_fcollectmem",
+         [&](ishmem_team_t t) { return ishmem_fcollectmem(t, bytes.get(), bytes.get() + 32, 2); }},
         {"ishmem_int32_and_reduce", [&](ishmem_team_t t) { return ishmem_int32_and_reduce(t, d, s, 2); }},
         {"ishmem_int32_or_reduce", [&](ishmem_team_t t) { return ishmem_int32_or_reduce(t, d, s, 2); }},
         {"ishmem_int32_xor_reduce", [&](ishmem_team_t t) { return ishmem_int32_xor_reduce(t, d, s, 2); }},
@@ -1318,10 +1464,12 @@ TEST(Coll, BadInputReturnsNonzero) {
         {"ishmem_int32_and_reduce", [&](ishmem_team_t t) { return ishmem_int32_and_reduce(t, d + 1, d, 2); }},
         {"ishmem_int32_or_reduce", [&](ishmem_team_t) { return ishmem_int32_or_reduce(d, d + 1, 2); }},
         {"ishmem_int32_xor_reduce", [&](ishmem_team_t t) { return ishmem_int32_xor_reduce(t, d + 3, d, 4); }},
-        {"ishmem_xor_reduce", [&](ishmem_team_t t) {
+        {"ishmem_xor_reduce",
+         [&](ishmem_team_t t) {
              return ishmem_xor_reduce(t, reinterpret_cast<unsigned*>(d) + 1, reinterpret_cast<unsigned*>(d), 2);
          }},
-        {"ishmem_double_sum_reduce", [&](ishmem_team_t t) {
+        {"ishmem_double_sum_reduce",
+         [&](ishmem_team_t t) {
              double* dd = reinterpret_cast<double*>(d);
              return ishmem_double_sum_reduce(t, dd + 1, dd, 2);
          }},
@@ -1334,7 +1482,8 @@ TEST(Coll, BadInputReturnsNonzero) {
         {"ishmem_int_fcollect", [&](ishmem_team_t t) { return ishmem_int_fcollect(t, d, d, 2); }},
         {"ishmem_int_fcollect", [&](ishmem_team_t) { return ishmem_int_fcollect(d, d + my_block, 2); }},
         {"ishmem_fcollect", [&](ishmem_team_t t) { return ishmem_fcollect(t, d, d + two_n - 1, std::size_t{2}); }},
-        {"ishmem_fcollectmem", [&](ishmem_team_t t) { return ishmem_fcollectmem(t, d, reinterpret_cast<char*>(d) + 3, 8); }},
+        {"ishmem_fcollectmem",
+         [&](ishmem_team_t t) { return ishmem_fcollectmem(t, d, reinterpret_cast<char*>(d) + 3, 8); }},
     };
     // Each call of the world: nonzero, one line whose reason matches reason, nothing written.
     auto expect_each_fails = [&](const std::vector<call>& bad_calls, const std::string& what, const char* reason) {
@@ -1358,16 +1507,26 @@ TEST(Coll, BuffersOutsideTheHeapAreFatal) {
     sym_array<int> sym(16);
     ASSERT_TRUE(sym);
     int local[16] = {};
-    EXPECT_ISHMEM_ERROR(ishmem_int_sum_reduce(local, sym.get(), 4), "ishmem_int_sum_reduce: dest .* outside the symmetric heap");
-    EXPECT_ISHMEM_ERROR(ishmem_int_sum_reduce(ISHMEM_TEAM_WORLD, sym.get(), local, 4), "ishmem_int_sum_reduce: source .* outside the symmetric heap");
-    EXPECT_ISHMEM_ERROR(ishmem_int_broadcast(ISHMEM_TEAM_WORLD, local, sym.get(), 4, 0), "ishmem_int_broadcast: dest .* outside the symmetric heap");
-    EXPECT_ISHMEM_ERROR(ishmem_int_broadcast(sym.get(), local, 4, 0), "ishmem_int_broadcast: source .* outside the symmetric heap");
-    EXPECT_ISHMEM_ERROR(ishmem_int_collect(local, sym.get(), 1), "ishmem_int_collect: dest .* outside the symmetric heap");
-    EXPECT_ISHMEM_ERROR(ishmem_int_fcollect(ISHMEM_TEAM_WORLD, local, sym.get(), 1), "ishmem_int_fcollect: dest .* outside the symmetric heap");
-    EXPECT_ISHMEM_ERROR(ishmem_int_alltoall(local, sym.get(), 1), "ishmem_int_alltoall: dest .* outside the symmetric heap");
-    EXPECT_ISHMEM_ERROR(ishmem_int_sum_inscan(local, sym.get(), 1), "ishmem_int_sum_inscan: dest .* outside the symmetric heap");
-    EXPECT_ISHMEM_ERROR(ishmem_sum_reduce(local, sym.get(), 4), "ishmem_sum_reduce: dest .* outside the symmetric heap");
-    EXPECT_ISHMEM_ERROR(ishmem_broadcastmem(local, sym.get(), 4, 0), "ishmem_broadcastmem: dest .* outside the symmetric heap");
+    EXPECT_ISHMEM_ERROR(ishmem_int_sum_reduce(local, sym.get(), 4),
+                        "ishmem_int_sum_reduce: dest .* outside the symmetric heap");
+    EXPECT_ISHMEM_ERROR(ishmem_int_sum_reduce(ISHMEM_TEAM_WORLD, sym.get(), local, 4),
+                        "ishmem_int_sum_reduce: source .* outside the symmetric heap");
+    EXPECT_ISHMEM_ERROR(ishmem_int_broadcast(ISHMEM_TEAM_WORLD, local, sym.get(), 4, 0),
+                        "ishmem_int_broadcast: dest .* outside the symmetric heap");
+    EXPECT_ISHMEM_ERROR(ishmem_int_broadcast(sym.get(), local, 4, 0),
+                        "ishmem_int_broadcast: source .* outside the symmetric heap");
+    EXPECT_ISHMEM_ERROR(ishmem_int_collect(local, sym.get(), 1),
+                        "ishmem_int_collect: dest .* outside the symmetric heap");
+    EXPECT_ISHMEM_ERROR(ishmem_int_fcollect(ISHMEM_TEAM_WORLD, local, sym.get(), 1),
+                        "ishmem_int_fcollect: dest .* outside the symmetric heap");
+    EXPECT_ISHMEM_ERROR(ishmem_int_alltoall(local, sym.get(), 1),
+                        "ishmem_int_alltoall: dest .* outside the symmetric heap");
+    EXPECT_ISHMEM_ERROR(ishmem_int_sum_inscan(local, sym.get(), 1),
+                        "ishmem_int_sum_inscan: dest .* outside the symmetric heap");
+    EXPECT_ISHMEM_ERROR(ishmem_sum_reduce(local, sym.get(), 4),
+                        "ishmem_sum_reduce: dest .* outside the symmetric heap");
+    EXPECT_ISHMEM_ERROR(ishmem_broadcastmem(local, sym.get(), 4, 0),
+                        "ishmem_broadcastmem: dest .* outside the symmetric heap");
     EXPECT_ISHMEM_ERROR(ishmem_int_broadcast(sym.get(), sym.get(), std::size_t{1} << 40, 0),
                         "ishmem_int_broadcast: (dest|source) .* runs past the end of the symmetric heap");
     EXPECT_ISHMEM_ERROR(([&] {
@@ -1376,7 +1535,8 @@ TEST(Coll, BuffersOutsideTheHeapAreFatal) {
                             ishmemx_int_sum_reduce_on_queue(local, sym.get(), 4, &ret, q).wait();
                         }()),
                         "ishmemx_int_sum_reduce_on_queue: dest .* outside the symmetric heap");
-    EXPECT_ISHMEM_ERROR(ishmem_testing::run_in_group(7, [&](const auto& g) { ishmemx_int_sum_reduce_work_group(local, sym.get(), 4, g); }),
+    EXPECT_ISHMEM_ERROR(ishmem_testing::run_in_group(
+                            7, [&](const auto& g) { ishmemx_int_sum_reduce_work_group(local, sym.get(), 4, g); }),
                         "ishmemx_int_sum_reduce_work_group: dest .* outside the symmetric heap");
 }
 

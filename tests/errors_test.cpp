@@ -28,9 +28,11 @@ TEST_F(Errors, AddressOutsideSymmetricHeap) {
     int v = 1;
     EXPECT_ISHMEM_ERROR(ishmem_int_put(local, &v, 1, 0), "ishmem_int_put: dest .* outside the symmetric heap");
     EXPECT_ISHMEM_ERROR(ishmem_int_get(&v, local, 1, 0), "ishmem_int_get: source .* outside the symmetric heap");
-    EXPECT_ISHMEM_ERROR(ishmem_int_atomic_fetch(local, 0), "ishmem_int_atomic_fetch: source .* outside the symmetric heap");
+    EXPECT_ISHMEM_ERROR(ishmem_int_atomic_fetch(local, 0),
+                        "ishmem_int_atomic_fetch: source .* outside the symmetric heap");
     // inside at the start, but running past the end of the heap
-    EXPECT_ISHMEM_ERROR(ishmem_putmem(sym, &v, size_t{1} << 50, 0), "ishmem_putmem: dest .* runs past the end of the symmetric heap");
+    EXPECT_ISHMEM_ERROR(ishmem_putmem(sym, &v, size_t{1} << 50, 0),
+                        "ishmem_putmem: dest .* runs past the end of the symmetric heap");
     uint64_t sig = 0;
     EXPECT_ISHMEM_ERROR(ishmem_int_put_signal(sym, &v, 1, &sig, 1, ISHMEM_SIGNAL_SET, 0),
                         "ishmem_int_put_signal: sig_addr .* outside the symmetric heap");
@@ -53,7 +55,8 @@ TEST_F(Errors, SizesThatOverflow) {
 TEST_F(Errors, NullWithNonzeroCount) {
     EXPECT_ISHMEM_ERROR(ishmem_int_put(sym, nullptr, 3, 0), "ishmem_int_put: source is null with 3 elements");
     EXPECT_ISHMEM_ERROR(ishmem_getmem(nullptr, sym, 8, 0), "ishmem_getmem: dest is null");
-    EXPECT_ISHMEM_ERROR(ishmemx_int_put_on_queue(sym, nullptr, 2, 0, ishmem_testing::test_queue()), "ishmemx_int_put_on_queue: source is null");
+    EXPECT_ISHMEM_ERROR(ishmemx_int_put_on_queue(sym, nullptr, 2, 0, ishmem_testing::test_queue()),
+                        "ishmemx_int_put_on_queue: source is null");
 }
 
 TEST_F(Errors, NullWithZeroCountIsFine) {
@@ -79,8 +82,10 @@ TEST_F(Errors, MisalignedAtomicTarget) {
                         "ishmem_int_atomic_fetch_add: dest .* is not aligned to 4 bytes");
     EXPECT_ISHMEM_ERROR(ishmem_long_atomic_fetch_add(mis_long, 1, 0),
                         "ishmem_long_atomic_fetch_add: dest .* is not aligned to 8 bytes");
-    EXPECT_ISHMEM_ERROR(ishmem_int_atomic_set(mis_int, 1, 0), "ishmem_int_atomic_set: dest .* is not aligned to 4 bytes");
-    EXPECT_ISHMEM_ERROR(ishmem_long_atomic_set(mis_long, 1, 0), "ishmem_long_atomic_set: dest .* is not aligned to 8 bytes");
+    EXPECT_ISHMEM_ERROR(ishmem_int_atomic_set(mis_int, 1, 0),
+                        "ishmem_int_atomic_set: dest .* is not aligned to 4 bytes");
+    EXPECT_ISHMEM_ERROR(ishmem_long_atomic_set(mis_long, 1, 0),
+                        "ishmem_long_atomic_set: dest .* is not aligned to 8 bytes");
     EXPECT_ISHMEM_ERROR(ishmem_atomic_fetch_add(mis_int, 1, 0), "ishmem_atomic_fetch_add: dest .* is not aligned");
 }
 

@@ -358,12 +358,10 @@ TEST(ParallelForRange, KernelsTakeItemOrSizeT) {
 TEST(ParallelForQueue, OrderedWithOtherTasksAndDeps) {
     ishmem::queue q, other;
     std::vector<int> data(256, 0);
-    ishmem::event fill = other.parallel_for(ishmem::nd_range<1>{256, 32}, [&](ishmem::nd_item<1> it) {
-        data[it.get_global_linear_id()] = 1;
-    });
-    q.parallel_for(ishmem::nd_range<1>{256, 64}, {fill}, [&](ishmem::nd_item<1> it) {
-        data[it.get_global_linear_id()] += 1;
-    });
+    ishmem::event fill = other.parallel_for(ishmem::nd_range<1>{256, 32},
+                                            [&](ishmem::nd_item<1> it) { data[it.get_global_linear_id()] = 1; });
+    q.parallel_for(ishmem::nd_range<1>{256, 64}, {fill},
+                   [&](ishmem::nd_item<1> it) { data[it.get_global_linear_id()] += 1; });
     int sum = 0;
     q.single_task([&] {
         for (int v : data) sum += v;

@@ -20,14 +20,30 @@ using ishmem_testing::patterns::world;
 
 // The rule itself, checked at compile time (as concepts: a requires-expression outside a template
 // may not test an ill-formed call).
-template <class P, class V> concept waits_with = requires(P p, V v) { ishmem_wait_until(p, ISHMEM_CMP_EQ, v); };
-template <class P, class V> concept tests_with = requires(P p, V v) { ishmem_test(p, ISHMEM_CMP_NE, v); };
-template <class P, class V> concept p_with = requires(P p, V v) { ishmem_p(p, v, 0); };
-template <class P, class V> concept adds_with = requires(P p, V v) { ishmem_atomic_add(p, v, 0); };
-template <class P, class A> concept waits_all_vector_with = requires(P p, A values) {
+template <class P, class V>
+concept waits_with = requires(P p, V v) {
+    ishmem_wait_until(p, ISHMEM_CMP_EQ, v);
+};
+template <class P, class V>
+concept tests_with = requires(P p, V v) {
+    ishmem_test(p, ISHMEM_CMP_NE, v);
+};
+template <class P, class V>
+concept p_with = requires(P p, V v) {
+    ishmem_p(p, v, 0);
+};
+template <class P, class V>
+concept adds_with = requires(P p, V v) {
+    ishmem_atomic_add(p, v, 0);
+};
+template <class P, class A>
+concept waits_all_vector_with = requires(P p, A values) {
     ishmem_wait_until_all_vector(p, 1, static_cast<const int*>(nullptr), ISHMEM_CMP_EQ, values);
 };
-template <class P, class S> concept puts_from = requires(P p, S s) { ishmem_put(p, s, 1, 0); };
+template <class P, class S>
+concept puts_from = requires(P p, S s) {
+    ishmem_put(p, s, 1, 0);
+};
 
 static_assert(waits_with<long*, int> && waits_with<unsigned long*, int> && waits_with<long long*, char>);
 static_assert(tests_with<long*, int> && tests_with<std::size_t*, int>);
@@ -70,19 +86,19 @@ TEST(GenericLiterals, AmoOperandsConvert) {
     // Each PE works on its right neighbour's words; each word has one writer (the left neighbour).
     const int pe = w.right;
     ishmem_atomic_set(a.get(), 10, pe);
-    ishmem_atomic_add(a.get(), 5, pe);                               // 15
-    EXPECT_EQ(ishmem_atomic_fetch_add(a.get(), 1, pe), 15L);         // 16
+    ishmem_atomic_add(a.get(), 5, pe);                                // 15
+    EXPECT_EQ(ishmem_atomic_fetch_add(a.get(), 1, pe), 15L);          // 16
     EXPECT_EQ(ishmem_atomic_compare_swap(a.get(), 16, 20, pe), 16L);  // 20
-    EXPECT_EQ(ishmem_atomic_compare_swap(a.get(), 0, 99, pe), 20L);  // no swap
-    EXPECT_EQ(ishmem_atomic_swap(a.get(), 30, pe), 20L);             // 30
-    ishmem_atomic_inc(a.get(), pe);                                  // 31
+    EXPECT_EQ(ishmem_atomic_compare_swap(a.get(), 0, 99, pe), 20L);   // no swap
+    EXPECT_EQ(ishmem_atomic_swap(a.get(), 30, pe), 20L);              // 30
+    ishmem_atomic_inc(a.get(), pe);                                   // 31
     EXPECT_EQ(ishmem_atomic_fetch(a.get(), pe), 31L);
 
     ishmem_atomic_set(u.get(), 0xF0, pe);
-    ishmem_atomic_or(u.get(), 0x0F, pe);                          // 0xFF
-    ishmem_atomic_and(u.get(), 0x3C, pe);                         // 0x3C
-    ishmem_atomic_xor(u.get(), 0x0C, pe);                         // 0x30
-    EXPECT_EQ(ishmem_atomic_fetch_or(u.get(), 1, pe), 0x30u);     // 0x31
+    ishmem_atomic_or(u.get(), 0x0F, pe);                           // 0xFF
+    ishmem_atomic_and(u.get(), 0x3C, pe);                          // 0x3C
+    ishmem_atomic_xor(u.get(), 0x0C, pe);                          // 0x30
+    EXPECT_EQ(ishmem_atomic_fetch_or(u.get(), 1, pe), 0x30u);      // 0x31
     EXPECT_EQ(ishmem_atomic_fetch_and(u.get(), 0x11, pe), 0x31u);  // 0x11
     EXPECT_EQ(ishmem_atomic_fetch_xor(u.get(), 0x10, pe), 0x11u);  // 0x01
 
@@ -170,33 +186,33 @@ TEST(GenericLiterals, WaitAndTestComparisonValuesConvert) {
         ishmemx_wait_work_group(flag.get(), 0, g);
         ishmemx_wait_until_all_work_group(iv, 3, nullptr, ISHMEM_CMP_GT, 0, g);
     });
-    EXPECT_EQ(ishmem_testing::run_in_group_returning(7, [&](const auto& g) {
-                  return ishmemx_test_work_group(uflag.get(), ISHMEM_CMP_EQ, 2, g);
-              }),
+    EXPECT_EQ(ishmem_testing::run_in_group_returning(
+                  7, [&](const auto& g) { return ishmemx_test_work_group(uflag.get(), ISHMEM_CMP_EQ, 2, g); }),
               1);
-    EXPECT_EQ(ishmem_testing::run_in_group_returning(7, [&](const auto& g) {
-                  return ishmemx_wait_until_any_work_group(iv, 3, nullptr, ISHMEM_CMP_EQ, 1, g);
-              }),
-              0u);
-    EXPECT_EQ(ishmem_testing::run_in_group_returning(7, [&](const auto& g) {
-                  return ishmemx_test_all_work_group(iv, 3, nullptr, ISHMEM_CMP_NE, 0, g);
-              }),
+    EXPECT_EQ(
+        ishmem_testing::run_in_group_returning(
+            7, [&](const auto& g) { return ishmemx_wait_until_any_work_group(iv, 3, nullptr, ISHMEM_CMP_EQ, 1, g); }),
+        0u);
+    EXPECT_EQ(ishmem_testing::run_in_group_returning(
+                  7, [&](const auto& g) { return ishmemx_test_all_work_group(iv, 3, nullptr, ISHMEM_CMP_NE, 0, g); }),
               1);
-    EXPECT_EQ(ishmem_testing::run_in_group_returning(7, [&](const auto& g) {
-                  return ishmemx_test_any_work_group(iv, 3, nullptr, ISHMEM_CMP_GT, 2, g);
-              }),
+    EXPECT_EQ(ishmem_testing::run_in_group_returning(
+                  7, [&](const auto& g) { return ishmemx_test_any_work_group(iv, 3, nullptr, ISHMEM_CMP_GT, 2, g); }),
               2u);
     // The _some forms write the indices from one thread; every thread returns the count.
     std::size_t wg_idx[3] = {};
-    EXPECT_EQ(ishmem_testing::run_in_group_returning(7, [&](const auto& g) {
-                  return ishmemx_wait_until_some_work_group(iv, 3, wg_idx, nullptr, ISHMEM_CMP_GE, 3, g);
-              }),
+    EXPECT_EQ(ishmem_testing::run_in_group_returning(7,
+                                                     [&](const auto& g) {
+                                                         return ishmemx_wait_until_some_work_group(
+                                                             iv, 3, wg_idx, nullptr, ISHMEM_CMP_GE, 3, g);
+                                                     }),
               1u);
     EXPECT_EQ(wg_idx[0], 2u);
-    EXPECT_EQ(ishmem_testing::run_in_group_returning(7, [&](const auto& g) {
-                  return ishmemx_test_some_work_group(iv, 3, wg_idx, nullptr, ISHMEM_CMP_LT, 3, g);
-              }),
-              2u);
+    EXPECT_EQ(
+        ishmem_testing::run_in_group_returning(
+            7,
+            [&](const auto& g) { return ishmemx_test_some_work_group(iv, 3, wg_idx, nullptr, ISHMEM_CMP_LT, 3, g); }),
+        2u);
     ishmem_barrier_all();  // nobody frees (or rewrites) the words while a neighbour still waits
 }
 

@@ -17,9 +17,9 @@ using ishmemi::cuda::medium_takes;
 
 TEST(GpuMediumCut, PartsCoverTheBlockInSixteenByteRanges) {
     for (size_t part_min : {size_t{16}, size_t{4096}, size_t{8192}, size_t{262144}}) {
-        for (size_t bytes : {size_t{1}, size_t{15}, size_t{16}, size_t{17}, size_t{4095}, size_t{4096}, size_t{4097},
-                             size_t{16396}, size_t{65536}, size_t{65537}, size_t{240004}, size_t{262143},
-                             size_t{262144}}) {
+        for (size_t bytes :
+             {size_t{1}, size_t{15}, size_t{16}, size_t{17}, size_t{4095}, size_t{4096}, size_t{4097}, size_t{16396},
+              size_t{65536}, size_t{65537}, size_t{240004}, size_t{262143}, size_t{262144}}) {
             SCOPED_TRACE("part_min " + std::to_string(part_min) + ", bytes " + std::to_string(bytes));
             const size_t chunk = medium_chunk(bytes, part_min);
             const unsigned parts = medium_parts_with_data(bytes, part_min);

@@ -41,8 +41,9 @@ TEST(P2p, EmptyAndFullyMaskedSetsReturnAtOnce) {
         const int* status;
         const char* what;
     };
-    for (const set_arg& s : {set_arg{nullptr, 0, nullptr, "nelems 0, null ivars"}, set_arg{ivars.get(), 0, nullptr, "nelems 0"},
-                             set_arg{ivars.get(), 4, all_masked, "every element masked"}}) {
+    for (const set_arg& s :
+         {set_arg{nullptr, 0, nullptr, "nelems 0, null ivars"}, set_arg{ivars.get(), 0, nullptr, "nelems 0"},
+          set_arg{ivars.get(), 4, all_masked, "every element masked"}}) {
         SCOPED_TRACE(s.what);
         ishmem_int_wait_until_all(s.ivars, s.n, s.status, ISHMEM_CMP_EQ, 1);
         ishmem_int_wait_until_all_vector(s.ivars, s.n, s.status, ISHMEM_CMP_EQ, values);
@@ -57,20 +58,29 @@ TEST(P2p, EmptyAndFullyMaskedSetsReturnAtOnce) {
         EXPECT_EQ(idx[0], 99u) << "an empty set wrote an index";
         // _on_queue: ret holds the empty-set result once the event completes.
         std::size_t ret = 12345;
-        ishmemx_int_wait_until_any_on_queue(s.ivars, s.n, s.status, ISHMEM_CMP_EQ, 1, &ret, ishmem_testing::test_queue()).wait();
+        ishmemx_int_wait_until_any_on_queue(s.ivars, s.n, s.status, ISHMEM_CMP_EQ, 1, &ret,
+                                            ishmem_testing::test_queue())
+            .wait();
         EXPECT_EQ(ret, SIZE_MAX);
         ret = 12345;
-        ishmemx_int_wait_until_some_on_queue(s.ivars, s.n, idx, s.status, ISHMEM_CMP_EQ, 1, &ret, ishmem_testing::test_queue()).wait();
+        ishmemx_int_wait_until_some_on_queue(s.ivars, s.n, idx, s.status, ISHMEM_CMP_EQ, 1, &ret,
+                                             ishmem_testing::test_queue())
+            .wait();
         EXPECT_EQ(ret, 0u);
-        ishmemx_int_wait_until_all_on_queue(s.ivars, s.n, s.status, ISHMEM_CMP_EQ, 1, ishmem_testing::test_queue()).wait();
+        ishmemx_int_wait_until_all_on_queue(s.ivars, s.n, s.status, ISHMEM_CMP_EQ, 1, ishmem_testing::test_queue())
+            .wait();
         // _work_group: every thread gets the empty-set result.
-        EXPECT_EQ(ishmem_testing::run_in_group_returning(7, [&](const auto& g) {
-                      return ishmemx_int_wait_until_any_work_group(s.ivars, s.n, s.status, ISHMEM_CMP_EQ, 1, g);
-                  }),
+        EXPECT_EQ(ishmem_testing::run_in_group_returning(7,
+                                                         [&](const auto& g) {
+                                                             return ishmemx_int_wait_until_any_work_group(
+                                                                 s.ivars, s.n, s.status, ISHMEM_CMP_EQ, 1, g);
+                                                         }),
                   SIZE_MAX);
-        EXPECT_EQ(ishmem_testing::run_in_group_returning(7, [&](const auto& g) {
-                      return ishmemx_int_test_some_work_group(s.ivars, s.n, idx, s.status, ISHMEM_CMP_EQ, 1, g);
-                  }),
+        EXPECT_EQ(ishmem_testing::run_in_group_returning(7,
+                                                         [&](const auto& g) {
+                                                             return ishmemx_int_test_some_work_group(
+                                                                 s.ivars, s.n, idx, s.status, ISHMEM_CMP_EQ, 1, g);
+                                                         }),
                   0u);
         ishmem_testing::run_in_group(7, [&](const auto& g) {
             ishmemx_int_wait_until_all_work_group(s.ivars, s.n, s.status, ISHMEM_CMP_EQ, 1, g);
@@ -120,8 +130,10 @@ TEST(P2p, AnyAndSomeDoNotStarveAnElement) {
         seen_wg.insert(ishmem_testing::run_in_group_returning(7, [&](const auto& g) {
             return ishmemx_uint64_test_any_work_group(ivars.get(), n, nullptr, ISHMEM_CMP_GE, uint64_t{5}, g);
         }));
-    EXPECT_EQ(seen_test.size(), n) << "test_any over " << 2 * n << " calls reported only " << seen_test.size() << " indices";
-    EXPECT_EQ(seen_wait.size(), n) << "wait_until_any over " << 2 * n << " calls reported only " << seen_wait.size() << " indices";
+    EXPECT_EQ(seen_test.size(), n) << "test_any over " << 2 * n << " calls reported only " << seen_test.size()
+                                   << " indices";
+    EXPECT_EQ(seen_wait.size(), n) << "wait_until_any over " << 2 * n << " calls reported only " << seen_wait.size()
+                                   << " indices";
     EXPECT_EQ(seen_wg.size(), n) << "test_any_work_group reported only " << seen_wg.size() << " indices";
     // A mask leaves even elements out: only odd indices, all of them.
     std::vector<int> status(n);
@@ -151,8 +163,9 @@ TEST(P2p, VectorComparesEachElementWithItsOwnValue) {
         int cmp;
         std::set<std::size_t> satisfied;
     };
-    const expectation cases[] = {{ISHMEM_CMP_EQ, {0, 3}}, {ISHMEM_CMP_NE, {1, 2, 4, 5}}, {ISHMEM_CMP_GT, {1, 5}},
-                                 {ISHMEM_CMP_GE, {0, 1, 3, 5}}, {ISHMEM_CMP_LT, {2, 4}}, {ISHMEM_CMP_LE, {0, 2, 3, 4}}};
+    const expectation cases[] = {{ISHMEM_CMP_EQ, {0, 3}}, {ISHMEM_CMP_NE, {1, 2, 4, 5}},
+                                 {ISHMEM_CMP_GT, {1, 5}}, {ISHMEM_CMP_GE, {0, 1, 3, 5}},
+                                 {ISHMEM_CMP_LT, {2, 4}}, {ISHMEM_CMP_LE, {0, 2, 3, 4}}};
     for (const expectation& e : cases) {
         SCOPED_TRACE("cmp " + std::to_string(e.cmp));
         std::size_t idx[n];
@@ -178,7 +191,8 @@ TEST(P2p, UpdatesBetweenKernelsAndTheHost) {
     int* f = flags.get();
     ishmem::queue q;
     // A kernel of 32 work-items; each adds 1 to flags[0]; the host waits for all 32.
-    ishmem::event e = q.parallel_for(ishmem::nd_range<1>{32, 8}, [=](ishmem::nd_item<1>) { ishmem_int_atomic_add(f, 1, me); });
+    ishmem::event e =
+        q.parallel_for(ishmem::nd_range<1>{32, 8}, [=](ishmem::nd_item<1>) { ishmem_int_atomic_add(f, 1, me); });
     ishmem_int_wait_until(flags.get(), ISHMEM_CMP_EQ, 32);
     e.wait();
     // A kernel's work-group waits for the host's update of flags[1], then reports through flags[0].
@@ -208,7 +222,8 @@ TEST(P2p, OnQueueChainedWithDeps) {
         step = 1;
     });
     std::size_t ret = 999;
-    ishmem::event waited = ishmemx_uint64_wait_until_any_on_queue(ivars.get(), 3, nullptr, ISHMEM_CMP_GT, 100, &ret, b, {first});
+    ishmem::event waited =
+        ishmemx_uint64_wait_until_any_on_queue(ivars.get(), 3, nullptr, ISHMEM_CMP_GT, 100, &ret, b, {first});
     std::size_t seen_ret = 0;
     int seen_step = 0;
     ishmem::event after = c.single_task({waited}, [&] {
@@ -247,19 +262,28 @@ TEST(P2p, WorkGroupSizes) {
         });
         for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(load_acquire(&ivars[i]), static_cast<int>(i) + 1) << i;
         updater.join();
-        EXPECT_EQ(ishmem_testing::run_in_group_returning(threads, [&](const auto& g) {
-                      return ishmemx_int_wait_until_any_work_group(ivars.get(), n, nullptr, ISHMEM_CMP_EQ, 42, g);
-                  }),
+        EXPECT_EQ(ishmem_testing::run_in_group_returning(threads,
+                                                         [&](const auto& g) {
+                                                             return ishmemx_int_wait_until_any_work_group(
+                                                                 ivars.get(), n, nullptr, ISHMEM_CMP_EQ, 42, g);
+                                                         }),
                   41u);
         std::vector<std::size_t> idx(n, SIZE_MAX);
-        EXPECT_EQ(ishmem_testing::run_in_group_returning(threads, [&](const auto& g) {
-                      return ishmemx_int_wait_until_some_work_group(ivars.get(), n, idx.data(), nullptr, ISHMEM_CMP_GT, 90, g);
-                  }),
+        EXPECT_EQ(ishmem_testing::run_in_group_returning(threads,
+                                                         [&](const auto& g) {
+                                                             return ishmemx_int_wait_until_some_work_group(
+                                                                 ivars.get(), n, idx.data(), nullptr, ISHMEM_CMP_GT, 90,
+                                                                 g);
+                                                         }),
                   10u);
-        EXPECT_EQ(std::set<std::size_t>(idx.begin(), idx.begin() + 10), (std::set<std::size_t>{90, 91, 92, 93, 94, 95, 96, 97, 98, 99}));
-        EXPECT_EQ(ishmem_testing::run_in_group_returning(threads, [&](const auto& g) {
-                      return ishmemx_signal_wait_until_work_group(reinterpret_cast<uint64_t*>(ivars.get()), ISHMEM_CMP_NE, 0, g);
-                  }),
+        EXPECT_EQ(std::set<std::size_t>(idx.begin(), idx.begin() + 10),
+                  (std::set<std::size_t>{90, 91, 92, 93, 94, 95, 96, 97, 98, 99}));
+        EXPECT_EQ(ishmem_testing::run_in_group_returning(threads,
+                                                         [&](const auto& g) {
+                                                             return ishmemx_signal_wait_until_work_group(
+                                                                 reinterpret_cast<uint64_t*>(ivars.get()),
+                                                                 ISHMEM_CMP_NE, 0, g);
+                                                         }),
                   uint64_t{2} << 32 | 1u);
         ishmem_barrier_all();
     }
@@ -271,25 +295,34 @@ TEST(P2p, BadInput) {
     ASSERT_TRUE(ivars);
     int local = 0;
     std::size_t idx[4];
-    EXPECT_ISHMEM_ERROR(ishmem_int_wait_until(ivars.get(), 0, 1), "ishmem_int_wait_until: cmp 0 is not a comparison operator");
+    EXPECT_ISHMEM_ERROR(ishmem_int_wait_until(ivars.get(), 0, 1),
+                        "ishmem_int_wait_until: cmp 0 is not a comparison operator");
     EXPECT_ISHMEM_ERROR(ishmem_int_test(ivars.get(), 7, 1), "ishmem_int_test: cmp 7 is not a comparison operator");
     EXPECT_ISHMEM_ERROR(ishmem_int_test_any(ivars.get(), 4, nullptr, -1, 1), "ishmem_int_test_any: cmp -1");
     EXPECT_ISHMEM_ERROR(ishmem_signal_wait_until(reinterpret_cast<uint64_t*>(ivars.get()), 99, 0),
                         "ishmem_signal_wait_until: cmp 99");
-    EXPECT_ISHMEM_ERROR(ishmem_int_wait_until(&local, ISHMEM_CMP_EQ, 1), "ishmem_int_wait_until: ivar .* outside the symmetric heap");
-    EXPECT_ISHMEM_ERROR(ishmem_wait_until(&local, ISHMEM_CMP_EQ, 1), "ishmem_wait_until: ivar .* outside the symmetric heap");
-    EXPECT_ISHMEM_ERROR(ishmem_int_test_all(&local, 1, nullptr, ISHMEM_CMP_EQ, 1), "ishmem_int_test_all: ivars .* outside the symmetric heap");
+    EXPECT_ISHMEM_ERROR(ishmem_int_wait_until(&local, ISHMEM_CMP_EQ, 1),
+                        "ishmem_int_wait_until: ivar .* outside the symmetric heap");
+    EXPECT_ISHMEM_ERROR(ishmem_wait_until(&local, ISHMEM_CMP_EQ, 1),
+                        "ishmem_wait_until: ivar .* outside the symmetric heap");
+    EXPECT_ISHMEM_ERROR(ishmem_int_test_all(&local, 1, nullptr, ISHMEM_CMP_EQ, 1),
+                        "ishmem_int_test_all: ivars .* outside the symmetric heap");
     EXPECT_ISHMEM_ERROR(ishmem_int_wait_until_all(ivars.get(), size_t{1} << 40, nullptr, ISHMEM_CMP_EQ, 1),
                         "ishmem_int_wait_until_all: ivars .* runs past the end of the symmetric heap");
     uint64_t local_sig = 0;
-    EXPECT_ISHMEM_ERROR(ishmem_signal_wait_until(&local_sig, ISHMEM_CMP_EQ, 0), "ishmem_signal_wait_until: sig_addr .* outside the symmetric heap");
-    EXPECT_ISHMEM_ERROR(ishmem_int_wait_until_any(nullptr, 3, nullptr, ISHMEM_CMP_EQ, 1), "ishmem_int_wait_until_any: ivars is null with 3 elements");
-    EXPECT_ISHMEM_ERROR(ishmem_int_test_some(ivars.get(), 4, nullptr, nullptr, ISHMEM_CMP_EQ, 1), "ishmem_int_test_some: indices is null");
+    EXPECT_ISHMEM_ERROR(ishmem_signal_wait_until(&local_sig, ISHMEM_CMP_EQ, 0),
+                        "ishmem_signal_wait_until: sig_addr .* outside the symmetric heap");
+    EXPECT_ISHMEM_ERROR(ishmem_int_wait_until_any(nullptr, 3, nullptr, ISHMEM_CMP_EQ, 1),
+                        "ishmem_int_wait_until_any: ivars is null with 3 elements");
+    EXPECT_ISHMEM_ERROR(ishmem_int_test_some(ivars.get(), 4, nullptr, nullptr, ISHMEM_CMP_EQ, 1),
+                        "ishmem_int_test_some: indices is null");
     EXPECT_ISHMEM_ERROR(ishmem_int_wait_until_all_vector(ivars.get(), 4, nullptr, ISHMEM_CMP_EQ, nullptr),
                         "ishmem_int_wait_until_all_vector: cmp_values is null");
-    EXPECT_ISHMEM_ERROR(ishmemx_int_wait_until_any_on_queue(ivars.get(), 4, nullptr, ISHMEM_CMP_EQ, 1, nullptr, ishmem_testing::test_queue()),
+    EXPECT_ISHMEM_ERROR(ishmemx_int_wait_until_any_on_queue(ivars.get(), 4, nullptr, ISHMEM_CMP_EQ, 1, nullptr,
+                                                            ishmem_testing::test_queue()),
                         "ishmemx_int_wait_until_any_on_queue: ret is null");
-    EXPECT_ISHMEM_ERROR(ishmemx_int_wait_until_some_on_queue(ivars.get(), 4, idx, nullptr, 12, 1, &idx[0], ishmem_testing::test_queue()),
+    EXPECT_ISHMEM_ERROR(ishmemx_int_wait_until_some_on_queue(ivars.get(), 4, idx, nullptr, 12, 1, &idx[0],
+                                                             ishmem_testing::test_queue()),
                         "ishmemx_int_wait_until_some_on_queue: cmp 12");
     EXPECT_ISHMEM_ERROR(ishmemx_int_wait(&local, 0), "ishmemx_int_wait: ivar .* outside the symmetric heap");
 }

@@ -105,9 +105,12 @@ TEST_F(Print, VerbosePrefixNamesPeTypeAndLocation) {
     EXPECT_EQ(stderr_of([] { ishmemx_print("dir/print_test.cpp", 42, "check", "located", ERROR); }),
               prefix("error") + "dir/print_test.cpp:42: check: located\n");
     // A null file or func is left out.
-    EXPECT_EQ(stderr_of([] { ishmemx_print(nullptr, 0, "check", "no file", WARNING); }), prefix("warning") + "check: no file\n");
-    EXPECT_EQ(stderr_of([] { ishmemx_print("a.cpp", 3, nullptr, "no func", WARNING); }), prefix("warning") + "a.cpp:3: no func\n");
-    EXPECT_EQ(stderr_of([] { ishmemx_print(nullptr, 0, nullptr, "neither", WARNING); }), prefix("warning") + "neither\n");
+    EXPECT_EQ(stderr_of([] { ishmemx_print(nullptr, 0, "check", "no file", WARNING); }),
+              prefix("warning") + "check: no file\n");
+    EXPECT_EQ(stderr_of([] { ishmemx_print("a.cpp", 3, nullptr, "no func", WARNING); }),
+              prefix("warning") + "a.cpp:3: no func\n");
+    EXPECT_EQ(stderr_of([] { ishmemx_print(nullptr, 0, nullptr, "neither", WARNING); }),
+              prefix("warning") + "neither\n");
     // A block of lines gets one prefix.
     EXPECT_EQ(stderr_of([] { ishmemx_print("a\nb\n", WARNING); }), prefix("warning") + "a\nb\n");
     // DEBUG: still nothing without ISHMEM_DEBUG.

@@ -23,7 +23,8 @@ inline uint64_t amo_answer(ishmemi::rmw_op op, unsigned size, uint64_t value, ui
 }
 
 struct event {
-    char kind;  // 'p' put, 'g' get, 'a' amo, 'o' amo_post, 's' put_signal, 'f' flush, 'F' fence, 'q' quiet, 'c' collective
+    char kind;  // 'p' put, 'g' get, 'a' amo, 'o' amo_post, 's' put_signal, 'f' flush, 'F' fence, 'q' quiet, 'c'
+                // collective
     int pe;
     uint64_t value;
     std::vector<unsigned char> data;
@@ -89,7 +90,8 @@ class recorder final : public transport {
     void broadcast_chain(int, void*, const void*, size_t, int) override {}
     void collect_known(int, void*, const void*, const size_t*) override {}
     int collect_rounds(size_t) const override { return 1; }
-    void exchange_blocks(int, void*, const size_t*, const size_t*, const void*, const size_t*, const size_t*) override {}
+    void exchange_blocks(int, void*, const size_t*, const size_t*, const void*, const size_t*, const size_t*) override {
+    }
     void send_to_member(int, int, const void*, size_t) override {}
     void receive_from_member(int, int, void*, size_t) override {}
     void reduction(int, int, ishmemi::elem_kind, int, void*, const void*, size_t) override {}

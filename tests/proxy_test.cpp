@@ -69,8 +69,7 @@ struct rig {
 };
 
 // Runs f on `threads` threads and fails the test if they are not all done within the deadline.
-template <class F>
-void run_threads(int threads, F f, std::chrono::seconds deadline = 60s) {
+template <class F> void run_threads(int threads, F f, std::chrono::seconds deadline = 60s) {
     std::vector<std::future<void>> done;
     for (int t = 0; t < threads; ++t) done.push_back(std::async(std::launch::async, f, t));
     for (auto& d : done) ASSERT_EQ(d.wait_for(deadline), std::future_status::ready) << "a producer hung in the proxy";

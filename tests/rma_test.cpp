@@ -112,7 +112,8 @@ TEST(Rma, BlockingPutsLeaveTheSourceFree) {
     for (size_t i = 0; i < n + 2 * block + 1; ++i) ASSERT_EQ(data[i], value(left(), i)) << "element " << i;
     for (size_t r = 0; r < rounds; ++r)
         for (size_t k = 0; k < 9; ++k)
-            ASSERT_EQ(strided[9 * r + k], k % 3 ? 0 : value(left(), 3 * r + k / 3)) << "strided round " << r << ", " << k;
+            ASSERT_EQ(strided[9 * r + k], k % 3 ? 0 : value(left(), 3 * r + k / 3))
+                << "strided round " << r << ", " << k;
     for (size_t k = 0; k < 2 * rounds; ++k) ASSERT_EQ(wide[k], k % 2 ? 0 : value(left(), 5 * (k / 2))) << "wide " << k;
     ishmem_barrier_all();
     ishmem_free(strided);
@@ -141,7 +142,8 @@ TEST(Rma, PutSignalRoundsCarryTheirData) {
         ASSERT_TRUE(ishmem_testing::wait_for([&] { return ishmem_signal_fetch(sig) == want; }, 10000, "round's signal"))
             << "round " << r << ": signal " << ishmem_signal_fetch(sig);
         for (size_t i = 0; i < n; ++i)
-            ASSERT_EQ(dest[i], static_cast<short>(r * 7 + left() + static_cast<int>(i % 13))) << "round " << r << ", " << i;
+            ASSERT_EQ(dest[i], static_cast<short>(r * 7 + left() + static_cast<int>(i % 13)))
+                << "round " << r << ", " << i;
         ishmem_sync_all();  // round r is read everywhere before round r + 1 overwrites it
     }
     ishmem_barrier_all();
@@ -158,10 +160,12 @@ TEST_P(RmaWorkGroup, PutAndGetShareTheWork) {
     auto* dest = static_cast<double*>(ishmem_calloc(n, sizeof(double)));
     std::vector<double> src(n), back(n, -1.0);
     for (size_t i = 0; i < n; ++i) src[i] = me() * 1e6 + static_cast<double>(i);
-    ishmem_testing::run_in_group(threads, [&](const auto& g) { ishmemx_double_put_work_group(dest, src.data(), n, right(), g); });
+    ishmem_testing::run_in_group(
+        threads, [&](const auto& g) { ishmemx_double_put_work_group(dest, src.data(), n, right(), g); });
     ishmem_barrier_all();
     for (size_t i = 0; i < n; ++i) ASSERT_EQ(dest[i], left() * 1e6 + static_cast<double>(i)) << i;
-    ishmem_testing::run_in_group(threads, [&](const auto& g) { ishmemx_double_get_work_group(back.data(), dest, n, right(), g); });
+    ishmem_testing::run_in_group(
+        threads, [&](const auto& g) { ishmemx_double_get_work_group(back.data(), dest, n, right(), g); });
     for (size_t i = 0; i < n; ++i) ASSERT_EQ(back[i], me() * 1e6 + static_cast<double>(i)) << i;
     ishmem_barrier_all();
     ishmem_free(dest);
@@ -192,13 +196,15 @@ TEST_P(RmaWorkGroup, StridedAndBlocked) {
     auto* dest = static_cast<int*>(ishmem_calloc(3 * n, sizeof(int)));
     std::vector<int> src(2 * n);
     for (size_t i = 0; i < 2 * n; ++i) src[i] = static_cast<int>(i) + 1;
-    ishmem_testing::run_in_group(threads, [&](const auto& g) { ishmemx_int_iput_work_group(dest, src.data(), 3, 2, n, right(), g); });
+    ishmem_testing::run_in_group(
+        threads, [&](const auto& g) { ishmemx_int_iput_work_group(dest, src.data(), 3, 2, n, right(), g); });
     ishmem_barrier_all();
     for (size_t i = 0; i < 3 * n; ++i) ASSERT_EQ(dest[i], i % 3 == 0 ? static_cast<int>(2 * (i / 3)) + 1 : 0) << i;
     ishmem_barrier_all();
     std::vector<int> blocks(4 * 100, 0);
     // 100 blocks of 3 elements: read every 9th triple of dest, write every 4th slot locally
-    ishmem_testing::run_in_group(threads, [&](const auto& g) { ishmemx_int_ibget_work_group(blocks.data(), dest, 4, 9, 3, 100, me(), g); });
+    ishmem_testing::run_in_group(
+        threads, [&](const auto& g) { ishmemx_int_ibget_work_group(blocks.data(), dest, 4, 9, 3, 100, me(), g); });
     for (size_t b = 0; b < 100; ++b)
         for (size_t k = 0; k < 4; ++k) ASSERT_EQ(blocks[b * 4 + k], k < 3 ? dest[b * 9 + k] : 0) << b << "," << k;
     ishmem_barrier_all();

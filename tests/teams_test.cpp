@@ -110,18 +110,23 @@ void expect_team(ishmem_team_t team, const std::vector<int>& members, const std:
         EXPECT_EQ(n_pes, size);
         ok = team != ISHMEM_TEAM_INVALID && my_pe == mine && n_pes == size;
         for (int k = 0; k < size; ++k) {
-            EXPECT_EQ(ishmem_team_translate_pe(team, k, ISHMEM_TEAM_WORLD), members[k]) << "team PE " << k << " -> world";
+            EXPECT_EQ(ishmem_team_translate_pe(team, k, ISHMEM_TEAM_WORLD), members[k])
+                << "team PE " << k << " -> world";
             ok = ok && ishmem_team_translate_pe(team, k, ISHMEM_TEAM_WORLD) == members[k];
         }
         for (int pe = 0; pe < w.n; ++pe)
-            EXPECT_EQ(ishmem_team_translate_pe(ISHMEM_TEAM_WORLD, pe, team), index_of(members, pe)) << "world PE " << pe << " -> team";
-        EXPECT_EQ(ishmem_team_translate_pe(team, size, ISHMEM_TEAM_WORLD), -1) << "team PE " << size << " does not exist";
+            EXPECT_EQ(ishmem_team_translate_pe(ISHMEM_TEAM_WORLD, pe, team), index_of(members, pe))
+                << "world PE " << pe << " -> team";
+        EXPECT_EQ(ishmem_team_translate_pe(team, size, ISHMEM_TEAM_WORLD), -1)
+            << "team PE " << size << " does not exist";
         EXPECT_EQ(ishmem_team_translate_pe(team, -1, ISHMEM_TEAM_WORLD), -1) << "team PE -1 does not exist";
         if (parent != ISHMEM_TEAM_INVALID) {
             for (int k = 0; k < size; ++k)
-                EXPECT_EQ(ishmem_team_translate_pe(team, k, parent), index_of(parent_pes, members[k])) << "team PE " << k << " -> parent";
+                EXPECT_EQ(ishmem_team_translate_pe(team, k, parent), index_of(parent_pes, members[k]))
+                    << "team PE " << k << " -> parent";
             for (int p = 0; p < static_cast<int>(parent_pes.size()); ++p)
-                EXPECT_EQ(ishmem_team_translate_pe(parent, p, team), index_of(members, parent_pes[p])) << "parent PE " << p << " -> team";
+                EXPECT_EQ(ishmem_team_translate_pe(parent, p, team), index_of(members, parent_pes[p]))
+                    << "parent PE " << p << " -> team";
         }
     }
     // The team's own view of its order: an fcollect of world PE numbers, and a team_sync.
@@ -150,8 +155,10 @@ template <class F> std::string stderr_of(F&& stmt) {
 // The runtime marks a non-fatal message "warning: " before the routine (its warn() path); accepted.
 void expect_message(const std::string& err, const std::string& routine) {
     const std::string pe = "ishmem: PE " + std::to_string(ishmem_my_pe()) + ": ";
-    const bool found = err.find(pe + routine + ": ") != std::string::npos || err.find(pe + "warning: " + routine + ": ") != std::string::npos;
-    EXPECT_TRUE(found) << "expected a line starting with \"" << pe << "[warning: ]" << routine << ": \"; stderr was: \"" << err << "\"";
+    const bool found = err.find(pe + routine + ": ") != std::string::npos ||
+                       err.find(pe + "warning: " + routine + ": ") != std::string::npos;
+    EXPECT_TRUE(found) << "expected a line starting with \"" << pe << "[warning: ]" << routine << ": \"; stderr was: \""
+                       << err << "\"";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -244,7 +251,8 @@ TEST(Teams, SplitStridedEveryStartAndStride) {
                                          std::to_string(stride) + ", size " + std::to_string(size) + ")";
                 owned_team t;
                 *t.out() = ISHMEM_TEAM_WORLD;  // must be overwritten on every PE
-                EXPECT_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, start, stride, size, nullptr, 0, t.out()), 0) << what;
+                EXPECT_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, start, stride, size, nullptr, 0, t.out()), 0)
+                    << what;
                 expect_team(t.get(), strided(all, start, stride, size), what, ISHMEM_TEAM_WORLD, all);
             }
         }
@@ -286,7 +294,8 @@ TEST(Teams, SplitStridedNotFittingTheParent) {
         SCOPED_TRACE(what);
         ishmem_team_t t = ISHMEM_TEAM_WORLD;
         int rc = 0;
-        const std::string err = stderr_of([&] { rc = ishmem_team_split_strided(ISHMEM_TEAM_WORLD, c.start, c.stride, c.size, nullptr, 0, &t); });
+        const std::string err = stderr_of(
+            [&] { rc = ishmem_team_split_strided(ISHMEM_TEAM_WORLD, c.start, c.stride, c.size, nullptr, 0, &t); });
         EXPECT_NE(rc, 0) << "the split does not fit " << w.n << " PEs";
         EXPECT_EQ(t, ISHMEM_TEAM_INVALID);
         expect_message(err, "ishmem_team_split_strided");
@@ -300,7 +309,8 @@ TEST(Teams, SplitStridedNotFittingTheParent) {
         if (w.me < psize) {
             ishmem_team_t t = ISHMEM_TEAM_WORLD;
             int rc = 0;
-            const std::string err = stderr_of([&] { rc = ishmem_team_split_strided(parent.get(), 0, 1, psize + 1, nullptr, 0, &t); });
+            const std::string err =
+                stderr_of([&] { rc = ishmem_team_split_strided(parent.get(), 0, 1, psize + 1, nullptr, 0, &t); });
             EXPECT_NE(rc, 0) << "size " << psize + 1 << " does not fit a parent of " << psize;
             EXPECT_EQ(t, ISHMEM_TEAM_INVALID);
             expect_message(err, "ishmem_team_split_strided");
@@ -311,7 +321,8 @@ TEST(Teams, SplitStridedNotFittingTheParent) {
     // The parent of the split must be a valid team.
     ishmem_team_t t = ISHMEM_TEAM_WORLD;
     int rc = 0;
-    const std::string err = stderr_of([&] { rc = ishmem_team_split_strided(ISHMEM_TEAM_INVALID, 0, 1, 1, nullptr, 0, &t); });
+    const std::string err =
+        stderr_of([&] { rc = ishmem_team_split_strided(ISHMEM_TEAM_INVALID, 0, 1, 1, nullptr, 0, &t); });
     EXPECT_NE(rc, 0);
     EXPECT_EQ(t, ISHMEM_TEAM_INVALID);
     expect_message(err, "ishmem_team_split_strided");
@@ -341,7 +352,10 @@ TEST(Teams, Split2d) {
         // Row and column meet in this PE only.
         EXPECT_EQ(ishmem_team_translate_pe(x.get(), ishmem_team_my_pe(x.get()), y.get()), ishmem_team_my_pe(y.get()));
         for (int k = 0; k < static_cast<int>(row.size()); ++k)
-            if (row[k] != w.me) { EXPECT_EQ(ishmem_team_translate_pe(x.get(), k, y.get()), -1) << "row PE " << k << " is not in my column"; }
+            if (row[k] != w.me) {
+                EXPECT_EQ(ishmem_team_translate_pe(x.get(), k, y.get()), -1)
+                    << "row PE " << k << " is not in my column";
+            }
     }
 }
 
@@ -365,8 +379,9 @@ TEST(Teams, SplitBadOnOnePeOnly) {
         if (form == 1) EXPECT_EQ(y, ISHMEM_TEAM_INVALID);
         const std::string routine = form == 0 ? "ishmem_team_split_strided" : "ishmem_team_split_2d";
         expect_message(err, routine);
-        const std::string why = w.me != 1 ? "the arguments of PE 1 do not fit parent team 0"
-                                : form == 0 ? "size 0 do not fit" : "xrange 0 is not positive";
+        const std::string why = w.me != 1   ? "the arguments of PE 1 do not fit parent team 0"
+                                : form == 0 ? "size 0 do not fit"
+                                            : "xrange 0 is not positive";
         EXPECT_NE(err.find(why), std::string::npos) << "stderr was: " << err;
     }
     ishmem_barrier_all();  // the world still works alike on every PE
@@ -378,7 +393,8 @@ TEST(Teams, Split2dBadXrange) {
         SCOPED_TRACE("xrange " + std::to_string(xrange));
         ishmem_team_t x = ISHMEM_TEAM_WORLD, y = ISHMEM_TEAM_WORLD;
         int rc = 0;
-        const std::string err = stderr_of([&] { rc = ishmem_team_split_2d(ISHMEM_TEAM_WORLD, xrange, nullptr, 0, &x, nullptr, 0, &y); });
+        const std::string err =
+            stderr_of([&] { rc = ishmem_team_split_2d(ISHMEM_TEAM_WORLD, xrange, nullptr, 0, &x, nullptr, 0, &y); });
         EXPECT_NE(rc, 0);
         EXPECT_EQ(x, ISHMEM_TEAM_INVALID);
         EXPECT_EQ(y, ISHMEM_TEAM_INVALID);
@@ -387,7 +403,8 @@ TEST(Teams, Split2dBadXrange) {
     // An invalid parent: the same.
     ishmem_team_t x = ISHMEM_TEAM_WORLD, y = ISHMEM_TEAM_WORLD;
     int rc = 0;
-    const std::string err = stderr_of([&] { rc = ishmem_team_split_2d(ISHMEM_TEAM_INVALID, 1, nullptr, 0, &x, nullptr, 0, &y); });
+    const std::string err =
+        stderr_of([&] { rc = ishmem_team_split_2d(ISHMEM_TEAM_INVALID, 1, nullptr, 0, &x, nullptr, 0, &y); });
     EXPECT_NE(rc, 0) << "split_2d of ISHMEM_TEAM_INVALID";
     EXPECT_EQ(x, ISHMEM_TEAM_INVALID) << "split_2d of ISHMEM_TEAM_INVALID";
     EXPECT_EQ(y, ISHMEM_TEAM_INVALID) << "split_2d of ISHMEM_TEAM_INVALID";
@@ -415,7 +432,9 @@ TEST(Teams, NestedSplits) {
     // Only the parent's PEs call the splits over it; the others hold ISHMEM_TEAM_INVALID for them.
     const int csize = (psize + 1) / 2;
     owned_team child, grandchild, x, y;
-    if (in_parent) { EXPECT_EQ(ishmem_team_split_strided(parent.get(), 0, 2, csize, nullptr, 0, child.out()), 0); }
+    if (in_parent) {
+        EXPECT_EQ(ishmem_team_split_strided(parent.get(), 0, 2, csize, nullptr, 0, child.out()), 0);
+    }
     const std::vector<int> child_pes = strided(parent_pes, 0, 2, csize);
     expect_team(child.get(), child_pes, "child = every other PE of the parent", parent.get(), parent_pes);
     const bool in_child = index_of(child_pes, w.me) >= 0;
@@ -423,7 +442,9 @@ TEST(Teams, NestedSplits) {
         ADD_FAILURE() << "the child team is wrong; the grandchild was not made";
         return;
     }
-    if (in_child) { EXPECT_EQ(ishmem_team_split_strided(child.get(), csize - 1, 1, 1, nullptr, 0, grandchild.out()), 0); }
+    if (in_child) {
+        EXPECT_EQ(ishmem_team_split_strided(child.get(), csize - 1, 1, 1, nullptr, 0, grandchild.out()), 0);
+    }
     const std::vector<int> grandchild_pes = {child_pes.back()};
     expect_team(grandchild.get(), grandchild_pes, "grandchild = the child's last PE", child.get(), child_pes);
     if (w.me == child_pes.back()) {
@@ -433,11 +454,14 @@ TEST(Teams, NestedSplits) {
     if (in_child && in_parent) {
         // Between the child and the parent, in both directions.
         for (int k = 0; k < csize; ++k) EXPECT_EQ(ishmem_team_translate_pe(child.get(), k, parent.get()), 2 * k);
-        for (int p = 0; p < psize; ++p) EXPECT_EQ(ishmem_team_translate_pe(parent.get(), p, child.get()), p % 2 ? -1 : p / 2);
+        for (int p = 0; p < psize; ++p)
+            EXPECT_EQ(ishmem_team_translate_pe(parent.get(), p, child.get()), p % 2 ? -1 : p / 2);
     }
 
     // split_2d of the parent with rows of 2: rows {p0,p1},{p2,p3},.. and columns of even/odd indices.
-    if (in_parent) { EXPECT_EQ(ishmem_team_split_2d(parent.get(), 2, nullptr, 0, x.out(), nullptr, 0, y.out()), 0); }
+    if (in_parent) {
+        EXPECT_EQ(ishmem_team_split_2d(parent.get(), 2, nullptr, 0, x.out(), nullptr, 0, y.out()), 0);
+    }
     if (in_parent) {
         const int p = index_of(parent_pes, w.me);
         std::vector<int> row, column;
@@ -451,11 +475,13 @@ TEST(Teams, NestedSplits) {
             EXPECT_EQ(ishmem_team_translate_pe(x.get(), k, ISHMEM_TEAM_WORLD), row[k]) << "row PE " << k;
         for (int k = 0; k < static_cast<int>(column.size()); ++k) {
             EXPECT_EQ(ishmem_team_translate_pe(y.get(), k, ISHMEM_TEAM_WORLD), column[k]) << "column PE " << k;
-            EXPECT_EQ(ishmem_team_translate_pe(y.get(), k, parent.get()), p % 2 + 2 * k) << "column PE " << k << " -> parent";
+            EXPECT_EQ(ishmem_team_translate_pe(y.get(), k, parent.get()), p % 2 + 2 * k)
+                << "column PE " << k << " -> parent";
         }
         // The column of even parent indices is the child team, PE for PE.
         if (p % 2 == 0) {
-            for (int k = 0; k < static_cast<int>(column.size()); ++k) EXPECT_EQ(ishmem_team_translate_pe(y.get(), k, child.get()), k);
+            for (int k = 0; k < static_cast<int>(column.size()); ++k)
+                EXPECT_EQ(ishmem_team_translate_pe(y.get(), k, child.get()), k);
         }
     } else {
         EXPECT_EQ(x.get(), ISHMEM_TEAM_INVALID);
@@ -478,13 +504,19 @@ TEST(Teams, TranslateBetweenSiblings) {
     expect_team(half.get(), half_pes, "first half");
     if (index_of(even_pes, w.me) >= 0 && index_of(half_pes, w.me) >= 0) {
         for (int k = 0; k < esize; ++k)
-            EXPECT_EQ(ishmem_team_translate_pe(evens.get(), k, half.get()), index_of(half_pes, even_pes[k])) << "evens PE " << k;
+            EXPECT_EQ(ishmem_team_translate_pe(evens.get(), k, half.get()), index_of(half_pes, even_pes[k]))
+                << "evens PE " << k;
         for (int k = 0; k < hsize; ++k)
-            EXPECT_EQ(ishmem_team_translate_pe(half.get(), k, evens.get()), index_of(even_pes, half_pes[k])) << "half PE " << k;
+            EXPECT_EQ(ishmem_team_translate_pe(half.get(), k, evens.get()), index_of(even_pes, half_pes[k]))
+                << "half PE " << k;
     }
     // A PE outside a team translates nothing through it (its handle is ISHMEM_TEAM_INVALID).
-    if (index_of(even_pes, w.me) < 0) { EXPECT_EQ(ishmem_team_translate_pe(evens.get(), 0, ISHMEM_TEAM_WORLD), -1); }
-    if (index_of(half_pes, w.me) < 0) { EXPECT_EQ(ishmem_team_translate_pe(ISHMEM_TEAM_WORLD, w.me, half.get()), -1); }
+    if (index_of(even_pes, w.me) < 0) {
+        EXPECT_EQ(ishmem_team_translate_pe(evens.get(), 0, ISHMEM_TEAM_WORLD), -1);
+    }
+    if (index_of(half_pes, w.me) < 0) {
+        EXPECT_EQ(ishmem_team_translate_pe(ISHMEM_TEAM_WORLD, w.me, half.get()), -1);
+    }
 }
 
 TEST(Teams, GetConfig) {
@@ -663,7 +695,8 @@ TEST(Teams, PoolExhaustionAndRecovery) {
         if (m != ISHMEM_TEAM_INVALID) ishmem_team_destroy(m);
     // All freed: a split_2d (two teams) and a full-size run of splits work again.
     ishmem_team_t x = ISHMEM_TEAM_INVALID, y = ISHMEM_TEAM_INVALID;
-    EXPECT_EQ(ishmem_team_split_2d(ISHMEM_TEAM_WORLD, 1, nullptr, 0, &x, nullptr, 0, &y), 0) << "after destroying every team";
+    EXPECT_EQ(ishmem_team_split_2d(ISHMEM_TEAM_WORLD, 1, nullptr, 0, &x, nullptr, 0, &y), 0)
+        << "after destroying every team";
     if (all_agree(x != ISHMEM_TEAM_INVALID && y != ISHMEM_TEAM_INVALID)) {
         EXPECT_EQ(ishmem_team_sync(x), 0);
         EXPECT_EQ(ishmem_team_sync(y), 0);
@@ -721,7 +754,8 @@ TEST(Teams, PoolFullOnSomePesOnly) {
     }
     ishmem_team_t t = ISHMEM_TEAM_WORLD;
     int rc = 0;
-    const std::string err = stderr_of([&] { rc = ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, w.n, nullptr, 0, &t); });
+    const std::string err =
+        stderr_of([&] { rc = ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, w.n, nullptr, 0, &t); });
     EXPECT_NE(rc, 0) << (odd ? "this PE's pool is full" : "the odd PEs' pools are full");
     EXPECT_EQ(t, ISHMEM_TEAM_INVALID);
     expect_message(err, "ishmem_team_split_strided");
@@ -733,7 +767,8 @@ TEST(Teams, PoolFullOnSomePesOnly) {
     for (ishmem_team_t f : filler) ishmem_team_destroy(f);
     ishmem_barrier_all();
     owned_team all;
-    EXPECT_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, w.n, nullptr, 0, all.out()), 0) << "after the odd PEs freed their slots";
+    EXPECT_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, w.n, nullptr, 0, all.out()), 0)
+        << "after the odd PEs freed their slots";
     expect_team(all.get(), world_pes(), "world-wide team after the odd PEs freed their slots");
 }
 
@@ -788,7 +823,6 @@ TEST(Teams, DisjointTeamsSplitFromDisjointParents) {
         if (s != ISHMEM_TEAM_INVALID) ishmem_team_destroy(s);
 }
 
-
 // Where a team has members on several nodes and two or more on some node, its barriers and
 // collectives run in two levels (multinode.rst). The library's node groups of the world and of
 // split teams must be those the placement gives (ISHMEM_NODE_SPLIT, host names), found here
@@ -822,21 +856,23 @@ TEST(Teams, NodeGroupsOfTeamsThatSpanNodes) {
         }
         const bool two_level = on && groups.size() > 1 && largest > 1 && runs;
         const ishmemi::node_groups& got = ishmemi::team_nodes[static_cast<size_t>(team)];
-        ASSERT_EQ(got.part >= 0, two_level) << groups.size() << " nodes, largest group " << largest
-                                            << (runs ? "" : ", a group not evenly spaced");
+        ASSERT_EQ(got.part >= 0, two_level)
+            << groups.size() << " nodes, largest group " << largest << (runs ? "" : ", a group not evenly spaced");
         if (!two_level) return;
         ASSERT_EQ(got.first.size(), groups.size());
         const int mine = ishmem_team_my_pe(team);
         for (size_t g = 0; g < groups.size(); ++g) {
             EXPECT_EQ(got.first[g], groups[g][0]) << "group " << g;
             EXPECT_EQ(got.count[g], static_cast<int>(groups[g].size())) << "group " << g;
-            for (int i : groups[g]) EXPECT_EQ(got.group_of[static_cast<size_t>(i)], static_cast<int>(g)) << "member " << i;
+            for (int i : groups[g])
+                EXPECT_EQ(got.group_of[static_cast<size_t>(i)], static_cast<int>(g)) << "member " << i;
             if (std::find(groups[g].begin(), groups[g].end(), mine) == groups[g].end()) continue;
             // This PE's part: the team of its group, in member order.
             const ishmemi::team_t& part = ishmemi::teams[got.part];
             EXPECT_EQ(part.size, static_cast<int>(groups[g].size()));
             for (int k = 0; k < part.size; ++k)
-                EXPECT_EQ(part.world_pe(k), pes[static_cast<size_t>(groups[g][static_cast<size_t>(k)])]) << "member " << k;
+                EXPECT_EQ(part.world_pe(k), pes[static_cast<size_t>(groups[g][static_cast<size_t>(k)])])
+                    << "member " << k;
         }
     };
     check(ISHMEM_TEAM_WORLD, world_pes(), "world");

@@ -67,7 +67,8 @@ struct ishmem_api {
     // ---- collectives (bench_gpu_coll.cuh) ----
     static constexpr bool has_barrier = true, has_device_coll = true;
     __device__ static void block_barrier_all(const cg::thread_block& b) { ishmemx_barrier_all_work_group(b); }
-    __device__ static void block_broadcast(void* dst, const void* src, size_t bytes, int root, const cg::thread_block& b) {
+    __device__ static void block_broadcast(void* dst, const void* src, size_t bytes, int root,
+                                           const cg::thread_block& b) {
         ishmemx_broadcastmem_work_group(dst, src, bytes, root, b);
     }
     __device__ static void block_fcollect(void* dst, const void* src, size_t bytes, const cg::thread_block& b) {

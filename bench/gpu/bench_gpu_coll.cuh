@@ -28,20 +28,28 @@ namespace gpubench {
 enum coll_op : int { c_barrier, c_broadcast, c_fcollect, c_alltoall, c_sum_reduce };
 inline const char* coll_name(coll_op op) {
     switch (op) {
-        case c_barrier: return "barrier_all";
-        case c_broadcast: return "broadcast";
-        case c_fcollect: return "fcollect";
-        case c_alltoall: return "alltoall";
-        default: return "sum_reduce";
+        case c_barrier:
+            return "barrier_all";
+        case c_broadcast:
+            return "broadcast";
+        case c_fcollect:
+            return "fcollect";
+        case c_alltoall:
+            return "alltoall";
+        default:
+            return "sum_reduce";
     }
 }
 // NCCL's bus-bandwidth factor for n PEs.
 inline double bus_factor(coll_op op, int n) {
     switch (op) {
         case c_fcollect:
-        case c_alltoall: return double(n - 1) / n;
-        case c_sum_reduce: return 2.0 * (n - 1) / n;
-        default: return 1.0;
+        case c_alltoall:
+            return double(n - 1) / n;
+        case c_sum_reduce:
+            return 2.0 * (n - 1) / n;
+        default:
+            return 1.0;
     }
 }
 
@@ -51,15 +59,23 @@ constexpr size_t coll_block_max_bytes = size_t(1) << 20;
 // The launch bound keeps the registers per thread low enough for a block of 512 to fit on an SM:
 // NVSHMEM's collective launch refuses a kernel of which no block fits ("One or more PEs cannot
 // launch"), which its block reduction, inlined here, caused without it.
-template <class Api>
-__global__ void __launch_bounds__(coll_block_threads) k_coll_block(coll_op op, char* dst, const char* src, size_t bytes, int n, long iters) {
+template <class Api> __global__ void __launch_bounds__(coll_block_threads)
+    k_coll_block(coll_op op, char* dst, const char* src, size_t bytes, int n, long iters) {
     auto b = cg::this_thread_block();
     for (long i = 0; i < iters; ++i) {
         switch (op) {
-            case c_barrier: Api::block_barrier_all(b); break;
-            case c_broadcast: Api::block_broadcast(dst, src, bytes, 0, b); break;
-            case c_fcollect: Api::block_fcollect(dst, src, bytes / n, b); break;
-            case c_alltoall: Api::block_alltoall(dst, src, bytes / n, b); break;
+            case c_barrier:
+                Api::block_barrier_all(b);
+                break;
+            case c_broadcast:
+                Api::block_broadcast(dst, src, bytes, 0, b);
+                break;
+            case c_fcollect:
+                Api::block_fcollect(dst, src, bytes / n, b);
+                break;
+            case c_alltoall:
+                Api::block_alltoall(dst, src, bytes / n, b);
+                break;
             default:
                 Api::block_sum_reduce(reinterpret_cast<float*>(dst), reinterpret_cast<const float*>(src), bytes / 4, b);
                 break;
@@ -114,15 +130,19 @@ struct coll_run {
         for (size_t w : {size_t(0), words - 1}) {
             const uint32_t got = word_at(dst, w);
             uint32_t want = 0;
-            if (op == c_broadcast) want = pattern(stamp + 0, w);
-            else if (op == c_fcollect) want = pattern(stamp + uint32_t(w / block), w % block);
-            else if (op == c_alltoall) want = pattern(stamp + uint32_t(w / block), me * block + w % block);
+            if (op == c_broadcast)
+                want = pattern(stamp + 0, w);
+            else if (op == c_fcollect)
+                want = pattern(stamp + uint32_t(w / block), w % block);
+            else if (op == c_alltoall)
+                want = pattern(stamp + uint32_t(w / block), me * block + w % block);
             else {
                 float f = float(n) * float(n + 1) / 2;
                 memcpy(&want, &f, 4);
             }
             if (got != want) {
-                print_wrong(me, "%s %zu bytes: dest word %zu is %08x, expected %08x", name.c_str(), bytes, w, got, want);
+                print_wrong(me, "%s %zu bytes: dest word %zu is %08x, expected %08x", name.c_str(), bytes, w, got,
+                            want);
                 ++wrong;
             }
         }
@@ -134,11 +154,18 @@ template <class Api> void coll_stream_call(coll_run& r, coll_op op, size_t bytes
         case c_barrier:
             if constexpr (Api::has_barrier) Api::stream_barrier_all(r.stream);
             break;
-        case c_broadcast: Api::stream_broadcast(r.dst, r.src, bytes, 0, r.stream); break;
-        case c_fcollect: Api::stream_fcollect(r.dst, r.src, bytes / r.n, r.stream); break;
-        case c_alltoall: Api::stream_alltoall(r.dst, r.src, bytes / r.n, r.stream); break;
+        case c_broadcast:
+            Api::stream_broadcast(r.dst, r.src, bytes, 0, r.stream);
+            break;
+        case c_fcollect:
+            Api::stream_fcollect(r.dst, r.src, bytes / r.n, r.stream);
+            break;
+        case c_alltoall:
+            Api::stream_alltoall(r.dst, r.src, bytes / r.n, r.stream);
+            break;
         default:
-            Api::stream_sum_reduce(reinterpret_cast<float*>(r.dst), reinterpret_cast<const float*>(r.src), bytes / 4, r.stream);
+            Api::stream_sum_reduce(reinterpret_cast<float*>(r.dst), reinterpret_cast<const float*>(r.src), bytes / 4,
+                                   r.stream);
             break;
     }
 }
@@ -153,9 +180,10 @@ template <class Api> bool coll_block_fits(const coll_run& r, const std::string& 
     cudaFuncAttributes a{};
     GB_CUDA(cudaFuncGetAttributes(&a, kernel));
     if (r.me == 0)
-        r.out.note("%s left out: no block of %d threads fits on an SM (%d registers per thread, %zu bytes of "
-                   "static shared memory, %zu of local memory)",
-                   name.c_str(), coll_block_threads, a.numRegs, a.sharedSizeBytes, a.localSizeBytes);
+        r.out.note(
+            "%s left out: no block of %d threads fits on an SM (%d registers per thread, %zu bytes of "
+            "static shared memory, %zu of local memory)",
+            name.c_str(), coll_block_threads, a.numRegs, a.sharedSizeBytes, a.localSizeBytes);
     return false;
 }
 

@@ -68,10 +68,10 @@ inline void check_cuda(cudaError_t e, const char* what, const char* file, int li
 struct options {
     bool quick = false;
     std::string csv;
-    int reps = 7;              // timed repetitions per point (after one warm-up); odd keeps the median a sample
-    long lat_iters = 10000;    // operations per latency repetition
-    long max_bw_iters = 10000; // most operations per bandwidth repetition
-    int budget_shift = 0;      // bandwidth byte budgets are divided by 2^budget_shift (--quick: 3)
+    int reps = 7;               // timed repetitions per point (after one warm-up); odd keeps the median a sample
+    long lat_iters = 10000;     // operations per latency repetition
+    long max_bw_iters = 10000;  // most operations per bandwidth repetition
+    int budget_shift = 0;       // bandwidth byte budgets are divided by 2^budget_shift (--quick: 3)
     std::vector<size_t> sizes;
     std::vector<std::string> only;  // run the measurements whose name contains one of these
     int watchdog_s = 60;
@@ -86,10 +86,14 @@ inline size_t parse_size(const std::string& s) {
     unsigned long long v = strtoull(s.c_str(), &end, 10);
     if (errno || end == s.c_str()) return 0;
     std::string suffix(end);
-    if (suffix == "K" || suffix == "k") v <<= 10;
-    else if (suffix == "M" || suffix == "m") v <<= 20;
-    else if (suffix == "G" || suffix == "g") v <<= 30;
-    else if (!suffix.empty()) return 0;
+    if (suffix == "K" || suffix == "k")
+        v <<= 10;
+    else if (suffix == "M" || suffix == "m")
+        v <<= 20;
+    else if (suffix == "G" || suffix == "g")
+        v <<= 30;
+    else if (!suffix.empty())
+        return 0;
     return static_cast<size_t>(v);
 }
 
@@ -115,8 +119,7 @@ inline std::vector<size_t> default_sizes(bool quick) {
 
 // Parses argv into o; extra(a, i) is asked first about each argument (the API's own options, e.g.
 // the NVSHMEM peer's --rank) and returns true when it took it, advancing i past any value.
-template <class Extra>
-void parse_options(options& o, int argc, char** argv, Extra extra) {
+template <class Extra> void parse_options(options& o, int argc, char** argv, Extra extra) {
     bool reps_set = false, iters_set = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -213,8 +216,8 @@ inline void start_watchdog(int limit_s) {
                 continue;
             }
             if (++stalled < limit_s) continue;
-            fprintf(stderr, "%s: PE %d: no progress for %d s in %s (a hung kernel or wait?); giving up\n",
-                    g_program, g_pe, limit_s, g_doing[g_doing_slot.load(std::memory_order_acquire)]);
+            fprintf(stderr, "%s: PE %d: no progress for %d s in %s (a hung kernel or wait?); giving up\n", g_program,
+                    g_pe, limit_s, g_doing[g_doing_slot.load(std::memory_order_acquire)]);
             fflush(stderr);
             fflush(stdout);
             _exit(3);
@@ -346,8 +349,7 @@ __global__ void k_fill_chain(int* chain, int lines) {
 // ---- latency kernels (one thread of PE 0; PE 1's memory is the target) ---------------------------
 constexpr int warm_ops = 8;  // untimed operations at the start of every latency kernel
 
-template <class Api>
-__global__ void k_int_p_quiet(int* target, int base, long iters, int pe, uint64_t* times) {
+template <class Api> __global__ void k_int_p_quiet(int* target, int base, long iters, int pe, uint64_t* times) {
     for (int i = 0; i < warm_ops; ++i) {
         Api::int_p(target, base, pe);
         Api::quiet();
@@ -361,9 +363,8 @@ __global__ void k_int_p_quiet(int* target, int base, long iters, int pe, uint64_
     times[0] = t0;
 }
 
-template <class Api>
-__global__ void k_int_g_chain(const int* chain, int start, int lines, long iters, int pe, uint64_t* times,
-                              unsigned long long* errors) {
+template <class Api> __global__ void k_int_g_chain(const int* chain, int start, int lines, long iters, int pe,
+                                                   uint64_t* times, unsigned long long* errors) {
     int idx = start;
     for (int i = 0; i < warm_ops; ++i) idx = Api::int_g(chain + size_t(idx) * line_ints, pe);
     uint64_t t0 = now_ns();
@@ -422,9 +423,9 @@ __device__ __forceinline__ unsigned long long await(uint64_t* flag, const uint64
     }
 }
 
-template <class Api, handover H>
-__global__ void k_pingpong(uint64_t* flag, uint64_t* data, uint64_t* src, uint64_t first, long iters, int me,
-                           uint64_t* times, unsigned long long* errors) {
+template <class Api, handover H> __global__ void k_pingpong(uint64_t* flag, uint64_t* data, uint64_t* src,
+                                                            uint64_t first, long iters, int me, uint64_t* times,
+                                                            unsigned long long* errors) {
     const int peer = 1 - me;
     unsigned long long bad = 0;
     uint64_t t0 = 0;
@@ -452,8 +453,7 @@ __global__ void k_pingpong(uint64_t* flag, uint64_t* data, uint64_t* src, uint64
 // syncs. Thread 0 of each block records its start and end; the host takes the grid's span.
 enum class scope { thread, warp, block, grid };
 
-template <class Api, scope S, bool Put>
-__global__ void __launch_bounds__(1024)
+template <class Api, scope S, bool Put> __global__ void __launch_bounds__(1024)
     k_bandwidth(char* dst, const char* src, size_t n, size_t slice, long iters, int pe, uint64_t* times) {
     const size_t off = size_t(blockIdx.x) * slice;
     const size_t len = off >= n ? 0 : n - off < slice ? n - off : slice;
@@ -465,19 +465,25 @@ __global__ void __launch_bounds__(1024)
     if (len) {
         if constexpr (S == scope::thread) {
             for (long i = 0; i < iters; ++i) {
-                if constexpr (Put) Api::putmem(d, s, len, pe);
-                else Api::getmem(d, s, len, pe);
+                if constexpr (Put)
+                    Api::putmem(d, s, len, pe);
+                else
+                    Api::getmem(d, s, len, pe);
             }
         } else if constexpr (S == scope::warp) {
             cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
             for (long i = 0; i < iters; ++i) {
-                if constexpr (Put) Api::putmem_warp(d, s, len, pe, warp);
-                else Api::getmem_warp(d, s, len, pe, warp);
+                if constexpr (Put)
+                    Api::putmem_warp(d, s, len, pe, warp);
+                else
+                    Api::getmem_warp(d, s, len, pe, warp);
             }
         } else {
             for (long i = 0; i < iters; ++i) {
-                if constexpr (Put) Api::putmem_block(d, s, len, pe, block);
-                else Api::getmem_block(d, s, len, pe, block);
+                if constexpr (Put)
+                    Api::putmem_block(d, s, len, pe, block);
+                else
+                    Api::getmem_block(d, s, len, pe, block);
             }
         }
     }
@@ -489,10 +495,7 @@ __global__ void __launch_bounds__(1024)
     }
 }
 
-template <class Api>
-__global__ void k_read_peer_int(const int* word, int pe, int* out) {
-    *out = Api::int_g(word, pe);
-}
+template <class Api> __global__ void k_read_peer_int(const int* word, int pe, int* out) { *out = Api::int_g(word, pe); }
 
 // ---- the run --------------------------------------------------------------------------------------
 // Symmetric words of the latency tests, each on its own 128-byte line.
@@ -510,8 +513,7 @@ enum word_slot : int {
 constexpr size_t guard_bytes = 4096;  // past the largest size: stays zero, catches overruns
 constexpr int max_blocks = 1024;
 
-template <class Api>
-struct bench {
+template <class Api> struct bench {
     options opt;
     int me = -1, peer = -1;
     int sms = 0;
@@ -523,7 +525,7 @@ struct bench {
     char* dst = nullptr;
     int* chain = nullptr;  // symmetric, chain_lines lines
     int chain_lines = 0;
-    uint64_t* words = nullptr;  // symmetric, slot_count lines
+    uint64_t* words = nullptr;    // symmetric, slot_count lines
     uint64_t seq[3] = {0, 0, 0};  // next ping-pong value per handover
     uint32_t stamp = 0;
     long wrong = 0;
@@ -561,8 +563,7 @@ struct bench {
             GB_CUDA(cudaMemsetAsync(d_errors, 0, sizeof e, stream));
         }
     }
-    template <class T>
-    T read_back(const T* p) {
+    template <class T> T read_back(const T* p) {
         T v{};
         sync();
         GB_CUDA(cudaMemcpy(&v, p, sizeof v, cudaMemcpyDeviceToHost));
@@ -585,8 +586,7 @@ struct bench {
     // One point: a warm-up and opt.reps timed repetitions of rep() between barriers (rep returns
     // the time per operation in us on PE 0; other PEs' values are ignored). Reports the median: as
     // us, and with bytes_per_op > 0 also as GB/s.
-    template <class Rep>
-    void point(const std::string& name, size_t bytes, size_t bytes_per_op, Rep&& rep) {
+    template <class Rep> void point(const std::string& name, size_t bytes, size_t bytes_per_op, Rep&& rep) {
         std::vector<double> us;
         for (int r = -1; r < opt.reps; ++r) {
             set_doing("%s, %zu bytes, repetition %d", name.c_str(), bytes, r + 1);
@@ -650,16 +650,15 @@ struct bench {
     }
 
     // One-way latency: half a round trip.
-    template <handover H>
-    void pingpong(const char* name, int flag_slot) {
+    template <handover H> void pingpong(const char* name, int flag_slot) {
         if (!wanted(name)) return;
         const long n = opt.lat_iters;
         uint64_t& next = seq[static_cast<int>(H)];
         point(name, sizeof(uint64_t), 0, [&](int) {
             uint64_t first = next + 1;
             next += uint64_t(n) + 1;
-            k_pingpong<Api, H><<<1, 1, 0, stream>>>(word(flag_slot), word(slot_sig_data), word(slot_sig_src), first,
-                                                    n, me, d_times, d_errors);
+            k_pingpong<Api, H><<<1, 1, 0, stream>>>(word(flag_slot), word(slot_sig_data), word(slot_sig_src), first, n,
+                                                    me, d_times, d_errors);
             launched();
             sync();
             return me == 0 ? kernel_us(1, 2 * n) : 0.0;
@@ -724,8 +723,7 @@ struct bench {
             }
     }
 
-    template <scope S, bool Put>
-    void bandwidth_point(const mode& m, size_t n) {
+    template <scope S, bool Put> void bandwidth_point(const mode& m, size_t n) {
         const std::string name = std::string(Put ? "putmem/" : "getmem/") + m.label;
         if (!wanted(name)) return;
         const long iters = iters_for(m.budget, n, opt.max_bw_iters);
@@ -743,8 +741,7 @@ struct bench {
         verify(dst_owner, n, name);
     }
 
-    template <scope S>
-    void bandwidth_mode(const mode& m) {
+    template <scope S> void bandwidth_mode(const mode& m) {
         for (size_t n : opt.sizes) bandwidth_point<S, true>(m, n);
         for (size_t n : opt.sizes) bandwidth_point<S, false>(m, n);
     }
@@ -752,10 +749,18 @@ struct bench {
     void bandwidth() {
         for (const mode& m : modes()) {
             switch (m.s) {
-                case scope::thread: bandwidth_mode<scope::thread>(m); break;
-                case scope::warp: bandwidth_mode<scope::warp>(m); break;
-                case scope::block: bandwidth_mode<scope::block>(m); break;
-                case scope::grid: bandwidth_mode<scope::grid>(m); break;
+                case scope::thread:
+                    bandwidth_mode<scope::thread>(m);
+                    break;
+                case scope::warp:
+                    bandwidth_mode<scope::warp>(m);
+                    break;
+                case scope::block:
+                    bandwidth_mode<scope::block>(m);
+                    break;
+                case scope::grid:
+                    bandwidth_mode<scope::grid>(m);
+                    break;
             }
         }
     }
@@ -763,8 +768,7 @@ struct bench {
     // Puts issued from the host: on a stream (ishmem: _on_queue; NVSHMEM: _on_stream) from 64 KiB,
     // and the plain host call at every size. Timed on the host, from the first call to the return
     // of the completing quiet.
-    template <class Issue>
-    void host_point(const std::string& name, size_t n, long iters, Issue&& issue) {
+    template <class Issue> void host_point(const std::string& name, size_t n, long iters, Issue&& issue) {
         prepare(0, 1, n);
         point(name, n, n, [&](int) {
             if (me != 0) return 0.0;
@@ -887,8 +891,7 @@ struct bench {
 namespace gpubench {
 
 // The program: bench_gpu.cu and bench_gpu_nvshmem.cu call this from main with their Api.
-template <class Api>
-int run(int argc, char** argv, const char* launch_usage) {
+template <class Api> int run(int argc, char** argv, const char* launch_usage) {
     bench<Api> b;
     parse_options(b.opt, argc, argv, [&](const std::string& a, int& i) { return Api::option(a, i, argc, argv); });
     if (b.opt.help || !b.opt.bad.empty()) {

@@ -65,18 +65,23 @@ int main(int argc, char** argv) {
     options opt;
     parse_options(opt, argc, argv, [&](const std::string& a, int& i) {
         if (i + 1 >= argc) return false;
-        if (a == "--rank") nccl_api::rank = atoi(argv[++i]);
-        else if (a == "--nranks") nccl_api::nranks = atoi(argv[++i]);
-        else if (a == "--uid-file") nccl_api::uid_file = argv[++i];
-        else return false;
+        if (a == "--rank")
+            nccl_api::rank = atoi(argv[++i]);
+        else if (a == "--nranks")
+            nccl_api::nranks = atoi(argv[++i]);
+        else if (a == "--uid-file")
+            nccl_api::uid_file = argv[++i];
+        else
+            return false;
         return true;
     });
     if (opt.help || !opt.bad.empty()) {
         if (!opt.bad.empty()) fprintf(stderr, "%s: unknown or incomplete option '%s'\n", g_program, opt.bad.c_str());
-        print_usage(opt.help ? stdout : stderr, argv[0], "--rank R --nranks N --uid-file F",
-                    "  --rank R         this process's rank (required; also its GPU)\n"
-                    "  --nranks N       the number of processes (required)\n"
-                    "  --uid-file F     where rank 0 leaves NCCL's unique id for the others (required; must not exist)\n");
+        print_usage(
+            opt.help ? stdout : stderr, argv[0], "--rank R --nranks N --uid-file F",
+            "  --rank R         this process's rank (required; also its GPU)\n"
+            "  --nranks N       the number of processes (required)\n"
+            "  --uid-file F     where rank 0 leaves NCCL's unique id for the others (required; must not exist)\n");
         return opt.help ? 0 : 2;
     }
     const int rank = nccl_api::rank, nranks = nccl_api::nranks;

@@ -79,7 +79,8 @@ struct nvshmem_api {
     // collectives need a collective (cooperative) launch ----
     static constexpr bool has_barrier = true, has_device_coll = true;
     __device__ static void block_barrier_all(const cg::thread_block&) { nvshmemx_barrier_all_block(); }
-    __device__ static void block_broadcast(void* dst, const void* src, size_t bytes, int root, const cg::thread_block&) {
+    __device__ static void block_broadcast(void* dst, const void* src, size_t bytes, int root,
+                                           const cg::thread_block&) {
         nvshmemx_float_broadcast_block(NVSHMEM_TEAM_WORLD, static_cast<float*>(dst), static_cast<const float*>(src),
                                        bytes / 4, root);
     }
@@ -129,10 +130,14 @@ struct nvshmem_api {
     static inline std::string uid_file;
     static bool option(const std::string& a, int& i, int argc, char** argv) {
         if (i + 1 >= argc) return false;
-        if (a == "--rank") rank = atoi(argv[++i]);
-        else if (a == "--nranks") nranks = atoi(argv[++i]);
-        else if (a == "--uid-file") uid_file = argv[++i];
-        else return false;
+        if (a == "--rank")
+            rank = atoi(argv[++i]);
+        else if (a == "--nranks")
+            nranks = atoi(argv[++i]);
+        else if (a == "--uid-file")
+            uid_file = argv[++i];
+        else
+            return false;
         return true;
     }
     static const char* extra_usage() {

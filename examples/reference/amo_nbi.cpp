@@ -19,7 +19,7 @@ int main() {
     ishmem_ulong_atomic_swap_nbi(&f[5], &c[5], me, 0);
     ishmem_ulong_atomic_compare_swap_nbi(&f[6], &c[4], 1, 2, 0);  // c[4] stays 0: no swap
     ishmem_ulong_atomic_fetch_nbi(&f[7], &c[1], 0);
-    ishmem_quiet();                                               // every f[i] is valid now
+    ishmem_quiet();  // every f[i] is valid now
     ishmem_barrier_all();
     u64 end[6];
     ishmem_ulong_get(end, c, 6, 0);

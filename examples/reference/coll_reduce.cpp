@@ -21,8 +21,8 @@ int main() {
     int fact = 1;
     for (int i = 2; i <= n; ++i) fact *= i;
     const unsigned bits = (1u << n) - 1;
-    const int bad = v[4] != n * (n + 1) / 2 || v[5] != fact || v[6] != 1 || v[7] != n || b[3] != bits ||
-                    b[4] != bits || b[5] != (n == 1 ? 1u : 0u);
+    const int bad = v[4] != n * (n + 1) / 2 || v[5] != fact || v[6] != 1 || v[7] != n || b[3] != bits || b[4] != bits ||
+                    b[5] != (n == 1 ? 1u : 0u);
     std::printf("coll_reduce: PE %d: %s\n", me, bad ? "WRONG" : "OK");
     ishmem_finalize();
     return bad;

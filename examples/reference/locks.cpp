@@ -10,11 +10,13 @@ int main() {
     long* lock = static_cast<long*>(ishmem_calloc(1, sizeof(long)));  // zero: free
     int* counter = static_cast<int*>(ishmem_calloc(1, sizeof(int)));
     for (int round = 0; round < 100; ++round) {
-        if (round % 2 == 0) ishmemx_set_lock(lock);    // waits its turn
-        else while (ishmemx_test_lock(lock) != 0) {}   // 0: taken without waiting
+        if (round % 2 == 0)
+            ishmemx_set_lock(lock);  // waits its turn
+        else
+            while (ishmemx_test_lock(lock) != 0) {}  // 0: taken without waiting
         const int seen = ishmem_int_g(counter, 0);
         ishmem_int_p(counter, seen + 1, 0);
-        ishmemx_clear_lock(lock);                      // completes the put, then releases
+        ishmemx_clear_lock(lock);  // completes the put, then releases
     }
     ishmem_barrier_all();
     const int total = ishmem_int_g(counter, 0), bad = total != 100 * n;

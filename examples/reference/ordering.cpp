@@ -9,9 +9,9 @@ int main() {
     int* data = static_cast<int*>(ishmem_calloc(1, sizeof(int)));
     int* flag = static_cast<int*>(ishmem_calloc(1, sizeof(int)));
     ishmem_int_p(data, 100 + me, right);
-    ishmem_fence();               // the data reaches right before the flag does
+    ishmem_fence();  // the data reaches right before the flag does
     ishmem_int_p(flag, 1, right);
-    ishmem_quiet();               // both puts are complete at right
+    ishmem_quiet();  // both puts are complete at right
     ishmem_int_wait_until(flag, ISHMEM_CMP_EQ, 1);
     const int bad = *data != 100 + (me + n - 1) % n;
     std::printf("ordering: PE %d: %s\n", me, bad ? "WRONG" : "OK");

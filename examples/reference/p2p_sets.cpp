@@ -15,7 +15,7 @@ int main() {
         ishmem_int_atomic_set(&flags[me], 1, 0);
     } else if (n > 1) {
         std::vector<int> skip(n, 0);
-        skip[0] = 1;                                          // PE 0 sends nothing: leave it out
+        skip[0] = 1;  // PE 0 sends nothing: leave it out
         const size_t first = ishmem_int_wait_until_any(flags, n, skip.data(), ISHMEM_CMP_EQ, 1);
         std::vector<size_t> idx(n);
         const size_t some = ishmem_int_wait_until_some(flags, n, idx.data(), skip.data(), ISHMEM_CMP_EQ, 1);

@@ -19,12 +19,14 @@ int main() {
     } else {
         slots[0] = 1;  // PE 0's own slot is reached at once
         const size_t one = ishmem_long_wait_until_any_vector(slots, n, nullptr, ISHMEM_CMP_EQ, goal.data());
-        const size_t some = ishmem_long_wait_until_some_vector(slots, n, idx.data(), nullptr, ISHMEM_CMP_EQ, goal.data());
+        const size_t some =
+            ishmem_long_wait_until_some_vector(slots, n, idx.data(), nullptr, ISHMEM_CMP_EQ, goal.data());
         ishmem_long_wait_until_all_vector(slots, n, nullptr, ISHMEM_CMP_EQ, goal.data());
         bad = one >= static_cast<size_t>(n) || some < 1 ||
               !ishmem_long_test_all_vector(slots, n, nullptr, ISHMEM_CMP_EQ, goal.data()) ||
               ishmem_long_test_any_vector(slots, n, nullptr, ISHMEM_CMP_EQ, goal.data()) == SIZE_MAX ||
-              ishmem_long_test_some_vector(slots, n, idx.data(), nullptr, ISHMEM_CMP_EQ, goal.data()) != static_cast<size_t>(n);
+              ishmem_long_test_some_vector(slots, n, idx.data(), nullptr, ISHMEM_CMP_EQ, goal.data()) !=
+                  static_cast<size_t>(n);
     }
     std::printf("p2p_vector: PE %d: %s\n", me, bad ? "WRONG" : "OK");
     ishmem_finalize();

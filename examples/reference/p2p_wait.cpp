@@ -15,7 +15,7 @@ int main() {
         for (int pe = 1; pe < n; ++pe) ishmem_long_atomic_set(step, 2, pe);
         for (int pe = 1; pe < n; ++pe) ishmem_long_atomic_set(step, 3, pe);
     } else {
-        ishmem_long_wait_until(step, ISHMEM_CMP_GE, 1);      // blocks until step >= 1
+        ishmem_long_wait_until(step, ISHMEM_CMP_GE, 1);       // blocks until step >= 1
         while (!ishmem_long_test(step, ISHMEM_CMP_GE, 2)) {}  // polls; could do other work here
         ishmemx_wait(step, 2L);                               // blocks while step == 2
         bad = *step != 3;

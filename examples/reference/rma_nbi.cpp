@@ -15,7 +15,7 @@ int main() {
     ishmem_float_put_nbi(inbox, mine, len, right);     // mine must not change until the quiet
     ishmem_float_get_nbi(theirs, outbox, len, right);  // theirs is not valid until the quiet
     ishmem_quiet();
-    ishmem_barrier_all();                              // every PE's puts are complete
+    ishmem_barrier_all();  // every PE's puts are complete
     int bad = 0;
     for (size_t i = 0; i < len; ++i)
         bad |= theirs[i] != static_cast<float>(right + i) || inbox[i] != static_cast<float>((me + n - 1) % n + i);

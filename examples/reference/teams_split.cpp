@@ -9,8 +9,8 @@ int main() {
     ishmem_team_config_t want = {};
     want.num_contexts = 2;
     ishmem_team_t even = ISHMEM_TEAM_INVALID;  // collective: every PE calls, odd PEs get INVALID
-    int bad = ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, &want,
-                                        ISHMEM_TEAM_NUM_CONTEXTS, &even) != 0;
+    int bad =
+        ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, &want, ISHMEM_TEAM_NUM_CONTEXTS, &even) != 0;
     if (me % 2 == 0) {
         ishmem_team_config_t got = {};
         bad |= ishmem_team_get_config(even, ISHMEM_TEAM_NUM_CONTEXTS, &got) != 0 || got.num_contexts != 2;

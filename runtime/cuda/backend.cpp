@@ -30,10 +30,10 @@ namespace {
 int this_device = -1;
 std::mutex setters_mutex;
 std::vector<device_state_setter> setters;  // one per module that includes ishmem.h
-device_state published{};                   // what the setters copy to their module
+device_state published{};                  // what the setters copy to their module
 bool running = false;
-error_mailbox* mailbox = nullptr;           // mapped pinned host memory
-print_ring* prints = nullptr;               // mapped pinned host memory
+error_mailbox* mailbox = nullptr;             // mapped pinned host memory
+print_ring* prints = nullptr;                 // mapped pinned host memory
 unsigned long long* print_tickets = nullptr;  // GPU memory
 device_team* device_teams = nullptr;          // GPU memory: team_slots_max entries (gpu_team_set)
 std::atomic<bool> stop_watcher{false};
@@ -49,26 +49,36 @@ char* medium_region() { return sync_region() + team_slots_max * sizeof(gpu_sync_
     char routine[192];
     snprintf(routine, sizeof routine, "%s (device code, block %u, thread %u)", m.routine, m.block, m.thread);
     switch (m.code) {
-        case err_pe: fail_pe(routine, static_cast<int>(m.a));
+        case err_pe:
+            fail_pe(routine, static_cast<int>(m.a));
         case err_symmetric:
             fail_symmetric(routine, m.param, reinterpret_cast<const void*>(static_cast<uintptr_t>(m.a)),
                            static_cast<size_t>(m.b));
-        case err_nonnull: fail_nonnull(routine, m.param, static_cast<size_t>(m.a));
-        case err_sig_op: fail_sig_op(routine, static_cast<int>(m.a));
-        case err_cmp: fail_cmp(routine, static_cast<int>(m.a));
-        case err_positive: fail_positive(routine, m.param, m.a);
-        case err_power_of_two: fail_power_of_two(routine, m.param, static_cast<size_t>(m.a));
+        case err_nonnull:
+            fail_nonnull(routine, m.param, static_cast<size_t>(m.a));
+        case err_sig_op:
+            fail_sig_op(routine, static_cast<int>(m.a));
+        case err_cmp:
+            fail_cmp(routine, static_cast<int>(m.a));
+        case err_positive:
+            fail_positive(routine, m.param, m.a);
+        case err_power_of_two:
+            fail_power_of_two(routine, m.param, static_cast<size_t>(m.a));
         case err_aligned:
             fail_aligned(routine, m.param, reinterpret_cast<const void*>(static_cast<uintptr_t>(m.a)),
                          static_cast<size_t>(m.b));
         case err_concurrent:
-            fatal(routine, "another thread or group of this PE is inside a collective on team %lld: a PE may have one "
-                  "caller in a team's collectives at a time", m.a);
+            fatal(routine,
+                  "another thread or group of this PE is inside a collective on team %lld: a PE may have one "
+                  "caller in a team's collectives at a time",
+                  m.a);
         case err_team_size:
-            fatal(routine, "team %lld has %lld PEs; collectives in device code serve teams of at most %lld", m.a, m.b, m.c);
+            fatal(routine, "team %lld has %lld PEs; collectives in device code serve teams of at most %lld", m.a, m.b,
+                  m.c);
         case err_unreported:
             fatal(routine, "internal error: an argument check failed without naming its reason; please report it");
-        default: fatal(routine, "device-side error %d", m.code);
+        default:
+            fatal(routine, "device-side error %d", m.code);
     }
 }
 
@@ -80,8 +90,8 @@ unsigned drain_prints() {
         const unsigned long long next = prints->consumed;  // only this thread writes it
         print_slot& s = prints->slots[next % print_slots];
         if (__atomic_load_n(&s.seq, __ATOMIC_ACQUIRE) != next + 1) return printed;
-        print_message({s.file[0] ? s.file : nullptr, s.line, s.func[0] ? s.func : nullptr, s.text, s.type,
-                       s.block, s.thread});
+        print_message(
+            {s.file[0] ? s.file : nullptr, s.line, s.func[0] ? s.func : nullptr, s.text, s.type, s.block, s.thread});
         __atomic_store_n(&prints->consumed, next + 1, __ATOMIC_RELEASE);  // the slot is free again
         ++printed;
     }
@@ -115,9 +125,7 @@ int local_rank(bootstrap& boot) {
 
 }  // namespace
 
-int device() {
-    return this_device;
-}
+int device() { return this_device; }
 
 void ensure_device() {
     thread_local int current = -1;
@@ -184,8 +192,10 @@ void gpu_backend_bind(bootstrap& boot) {
     for (int pe = 0; pe < boot.n_pes(); ++pe)
         if (pe != boot.pe() && strcmp(all[pe].host, mine.host) == 0 && strcmp(all[pe].bus, mine.bus) == 0) {
             if (boot.pe() < pe)
-                warn(routine, "PEs %d and %d share GPU %s; this works, but they take turns on it (give each PE its "
-                     "own GPU: CUDA_VISIBLE_DEVICES or ISHMEM_DEVICE)", boot.pe(), pe, mine.bus);
+                warn(routine,
+                     "PEs %d and %d share GPU %s; this works, but they take turns on it (give each PE its "
+                     "own GPU: CUDA_VISIBLE_DEVICES or ISHMEM_DEVICE)",
+                     boot.pe(), pe, mine.bus);
             break;
         }
 }

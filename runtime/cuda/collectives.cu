@@ -47,15 +47,23 @@ __device__ inline void earlier_work_done() {
 #endif
 }
 
-template <bool Grid>
-__global__ void __launch_bounds__(threads_per_block<Grid>) bytes_kernel(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) {
+template <bool Grid> __global__ void __launch_bounds__(threads_per_block<Grid>)
+    bytes_kernel(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) {
     earlier_work_done();
     const auto group = kernel_group<Grid>();
     switch (kind) {
-        case coll_alltoall: dc::alltoall(group, team, dest, source, bytes); break;
-        case coll_broadcast: dc::broadcast(group, team, dest, source, bytes, root); break;
-        case coll_collect: dc::collect(group, team, dest, source, bytes); break;
-        default: dc::fcollect(group, team, dest, source, bytes); break;
+        case coll_alltoall:
+            dc::alltoall(group, team, dest, source, bytes);
+            break;
+        case coll_broadcast:
+            dc::broadcast(group, team, dest, source, bytes, root);
+            break;
+        case coll_collect:
+            dc::collect(group, team, dest, source, bytes);
+            break;
+        default:
+            dc::fcollect(group, team, dest, source, bytes);
+            break;
     }
 }
 
@@ -64,12 +72,13 @@ __global__ void barrier_kernel(int team) {
     ishmemi::dev::team_barrier(*ishmemi::dev::find_team(team), team);
 }
 
-template <int Op, int Scan, class T, bool Grid>
-__global__ void __launch_bounds__(threads_per_block<Grid>) combine_kernel(int team, T* dest, const T* source, size_t nelems) {
+template <int Op, int Scan, class T, bool Grid> __global__ void __launch_bounds__(threads_per_block<Grid>)
+    combine_kernel(int team, T* dest, const T* source, size_t nelems) {
     earlier_work_done();
     dc::combine_chunks<Op, Scan>(kernel_group<Grid>(), team, dest, source, nelems,
-                                 Scan == dc::no_scan ? "ishmem_reduce" : Scan == dc::inclusive ? "ishmem_sum_inscan"
-                                                                                               : "ishmem_sum_exscan");
+                                 Scan == dc::no_scan     ? "ishmem_reduce"
+                                 : Scan == dc::inclusive ? "ishmem_sum_inscan"
+                                                         : "ishmem_sum_exscan");
 }
 
 // Streams for the host-called forms, one per calling thread in turn: a collective kernel waits for
@@ -154,18 +163,27 @@ template <class T> kernel_pair combine_kernel_for(int op, int scan) {
     if (scan == dc::inclusive) return combine_pair<dc::op_sum, dc::inclusive, T>();
     if (scan == dc::exclusive) return combine_pair<dc::op_sum, dc::exclusive, T>();
     switch (op) {
-        case dc::op_max: return combine_pair<dc::op_max, dc::no_scan, T>();
-        case dc::op_min: return combine_pair<dc::op_min, dc::no_scan, T>();
-        case dc::op_sum: return combine_pair<dc::op_sum, dc::no_scan, T>();
-        case dc::op_prod: return combine_pair<dc::op_prod, dc::no_scan, T>();
-        default: break;
+        case dc::op_max:
+            return combine_pair<dc::op_max, dc::no_scan, T>();
+        case dc::op_min:
+            return combine_pair<dc::op_min, dc::no_scan, T>();
+        case dc::op_sum:
+            return combine_pair<dc::op_sum, dc::no_scan, T>();
+        case dc::op_prod:
+            return combine_pair<dc::op_prod, dc::no_scan, T>();
+        default:
+            break;
     }
     if constexpr (std::is_integral_v<T>) {
         switch (op) {
-            case dc::op_and: return combine_pair<dc::op_and, dc::no_scan, T>();
-            case dc::op_or: return combine_pair<dc::op_or, dc::no_scan, T>();
-            case dc::op_xor: return combine_pair<dc::op_xor, dc::no_scan, T>();
-            default: break;
+            case dc::op_and:
+                return combine_pair<dc::op_and, dc::no_scan, T>();
+            case dc::op_or:
+                return combine_pair<dc::op_or, dc::no_scan, T>();
+            case dc::op_xor:
+                return combine_pair<dc::op_xor, dc::no_scan, T>();
+            default:
+                break;
         }
     }
     fatal(routine, "no reduction %d for this element type", op);
@@ -214,16 +232,26 @@ void barrier(int team, CUstream_st* s) {
 void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source, size_t nelems,
                CUstream_st* s) {
     switch (type) {
-        case elem_i8: return combine<int8_t>(op, scan, team, dest, source, nelems, s);
-        case elem_i16: return combine<int16_t>(op, scan, team, dest, source, nelems, s);
-        case elem_i32: return combine<int32_t>(op, scan, team, dest, source, nelems, s);
-        case elem_i64: return combine<int64_t>(op, scan, team, dest, source, nelems, s);
-        case elem_u8: return combine<uint8_t>(op, scan, team, dest, source, nelems, s);
-        case elem_u16: return combine<uint16_t>(op, scan, team, dest, source, nelems, s);
-        case elem_u32: return combine<uint32_t>(op, scan, team, dest, source, nelems, s);
-        case elem_u64: return combine<uint64_t>(op, scan, team, dest, source, nelems, s);
-        case elem_f32: return combine<float>(op, scan, team, dest, source, nelems, s);
-        case elem_f64: return combine<double>(op, scan, team, dest, source, nelems, s);
+        case elem_i8:
+            return combine<int8_t>(op, scan, team, dest, source, nelems, s);
+        case elem_i16:
+            return combine<int16_t>(op, scan, team, dest, source, nelems, s);
+        case elem_i32:
+            return combine<int32_t>(op, scan, team, dest, source, nelems, s);
+        case elem_i64:
+            return combine<int64_t>(op, scan, team, dest, source, nelems, s);
+        case elem_u8:
+            return combine<uint8_t>(op, scan, team, dest, source, nelems, s);
+        case elem_u16:
+            return combine<uint16_t>(op, scan, team, dest, source, nelems, s);
+        case elem_u32:
+            return combine<uint32_t>(op, scan, team, dest, source, nelems, s);
+        case elem_u64:
+            return combine<uint64_t>(op, scan, team, dest, source, nelems, s);
+        case elem_f32:
+            return combine<float>(op, scan, team, dest, source, nelems, s);
+        case elem_f64:
+            return combine<double>(op, scan, team, dest, source, nelems, s);
     }
     fatal(routine, "unknown element type %d", static_cast<int>(type));
 }

@@ -8,8 +8,7 @@ namespace ishmemi::cuda {
 
 namespace {
 
-template <class F>
-void load(F* fn, const char* name) {
+template <class F> void load(F* fn, const char* name) {
     cudaDriverEntryPointQueryResult found{};
     void* p = nullptr;
     cudaError_t err = cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &found);

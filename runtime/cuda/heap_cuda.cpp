@@ -20,7 +20,7 @@ namespace {
 
 const char* const routine = "ishmem_init";
 
-CUdeviceptr window = 0;        // the reserved window: n_pes slots of `stride` bytes
+CUdeviceptr window = 0;  // the reserved window: n_pes slots of `stride` bytes
 size_t window_size = 0, mapped_size = 0;
 std::vector<CUmemGenericAllocationHandle> handles;  // mine and the imported ones, per PE
 
@@ -31,7 +31,7 @@ size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 namespace cuda {
 long long heap_stride = 0;  // read by backend.cpp for the device state
 size_t sync_offset = 0;     // the GPU sync region (device barriers) starts this far after heap_base
-}
+}  // namespace cuda
 
 void gpu_heap_create(bootstrap& boot, size_t user_size, size_t alignment) {
     const cuda::driver_api& d = cuda::driver();
@@ -93,9 +93,11 @@ void gpu_heap_create(bootstrap& boot, size_t user_size, size_t alignment) {
         if (r != CUDA_SUCCESS) {
             const char* text = nullptr;
             d.error_string(r, &text);
-            fatal(routine, "the GPU heap of PE %d cannot be reached from this PE's GPU %d (%s): the two GPUs have no "
-                  "peer access (NVLink or PCIe P2P); run one PE per GPU of a peer-connected set, or ISHMEM_BACKEND=host",
-                  pe, dev, text ? text : "unknown error");
+            fatal(
+                routine,
+                "the GPU heap of PE %d cannot be reached from this PE's GPU %d (%s): the two GPUs have no "
+                "peer access (NVLink or PCIe P2P); run one PE per GPU of a peer-connected set, or ISHMEM_BACKEND=host",
+                pe, dev, text ? text : "unknown error");
         }
         bases[pe] = reinterpret_cast<char*>(slot);
     }

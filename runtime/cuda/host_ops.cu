@@ -34,22 +34,29 @@ lane& my_lane() {
     return *mine;
 }
 
-template <class T>
-__device__ T apply(rmw_op op, T* p, T v, T c) {
+template <class T> __device__ T apply(rmw_op op, T* p, T v, T c) {
     ::cuda::atomic_ref<T, ::cuda::thread_scope_system> r(*p);
     switch (op) {
-        case op_load: return r.load(::cuda::std::memory_order_acquire);
+        case op_load:
+            return r.load(::cuda::std::memory_order_acquire);
         case op_store: {
             T old = r.load(::cuda::std::memory_order_relaxed);
             r.store(v, ::cuda::std::memory_order_release);
             return old;
         }
-        case op_swap: return r.exchange(v, ::cuda::std::memory_order_acq_rel);
-        case op_cswap: r.compare_exchange_strong(c, v, ::cuda::std::memory_order_acq_rel); return c;
-        case op_add: return r.fetch_add(v, ::cuda::std::memory_order_acq_rel);
-        case op_and: return r.fetch_and(v, ::cuda::std::memory_order_acq_rel);
-        case op_or: return r.fetch_or(v, ::cuda::std::memory_order_acq_rel);
-        default: return r.fetch_xor(v, ::cuda::std::memory_order_acq_rel);
+        case op_swap:
+            return r.exchange(v, ::cuda::std::memory_order_acq_rel);
+        case op_cswap:
+            r.compare_exchange_strong(c, v, ::cuda::std::memory_order_acq_rel);
+            return c;
+        case op_add:
+            return r.fetch_add(v, ::cuda::std::memory_order_acq_rel);
+        case op_and:
+            return r.fetch_and(v, ::cuda::std::memory_order_acq_rel);
+        case op_or:
+            return r.fetch_or(v, ::cuda::std::memory_order_acq_rel);
+        default:
+            return r.fetch_xor(v, ::cuda::std::memory_order_acq_rel);
     }
 }
 
@@ -57,7 +64,8 @@ __device__ T apply(rmw_op op, T* p, T v, T c) {
 __global__ void rmw_kernel(rmw_op op, void* p, unsigned size, uint64_t v, uint64_t c, uint64_t* out) {
     uint64_t old;
     if (size == 4)
-        old = apply<unsigned int>(op, static_cast<unsigned int*>(p), static_cast<unsigned int>(v), static_cast<unsigned int>(c));
+        old = apply<unsigned int>(op, static_cast<unsigned int*>(p), static_cast<unsigned int>(v),
+                                  static_cast<unsigned int>(c));
     else
         old = apply<unsigned long long>(op, static_cast<unsigned long long*>(p), v, c);
     if (out) *out = old;
@@ -105,14 +113,14 @@ void copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, siz
     lane& l = my_lane();
     std::lock_guard<std::mutex> lock(l.mutex);
     if (dst_pitch >= block && src_pitch >= block) {
-        cuda::check(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, block, n, cudaMemcpyDefault, l.stream),
-                    routine, "cudaMemcpy2DAsync");
+        cuda::check(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, block, n, cudaMemcpyDefault, l.stream), routine,
+                    "cudaMemcpy2DAsync");
     } else {  // overlapping source blocks (pitch < block): one copy per block
         for (size_t b = 0; b < n; ++b)
-            cuda::check(cudaMemcpyAsync(static_cast<char*>(dst) + b * dst_pitch,
-                                        static_cast<const char*>(src) + b * src_pitch, block, cudaMemcpyDefault,
-                                        l.stream),
-                        routine, "cudaMemcpyAsync");
+            cuda::check(
+                cudaMemcpyAsync(static_cast<char*>(dst) + b * dst_pitch, static_cast<const char*>(src) + b * src_pitch,
+                                block, cudaMemcpyDefault, l.stream),
+                routine, "cudaMemcpyAsync");
     }
     finish(l, "a strided copy to or from GPU memory");
 }

@@ -114,7 +114,8 @@ void sync(CUstream_st* s) {
     check(cudaStreamSynchronize(s), routine, "cudaStreamSynchronize");
 }
 
-const ishmem::detail::stream_gate_ops ops{open, wait_ready, close, sync, record, release, event_wait, event_done, stream_wait};
+const ishmem::detail::stream_gate_ops ops{open,    wait_ready, close,      sync,       record,
+                                          release, event_wait, event_done, stream_wait};
 [[maybe_unused]] const bool installed = (ishmem::detail::stream_gates = &ops, true);
 
 }  // namespace

@@ -68,9 +68,7 @@ struct event_state {
         if (gpu) return stream_gates->event_wait(gpu);
         while (done.load(std::memory_order_acquire) == 0) done.wait(0, std::memory_order_acquire);
     }
-    bool is_done() const {
-        return gpu ? stream_gates->event_done(gpu) : done.load(std::memory_order_acquire) != 0;
-    }
+    bool is_done() const { return gpu ? stream_gates->event_done(gpu) : done.load(std::memory_order_acquire) != 0; }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -114,8 +112,8 @@ void* group_slot(group_state* g) { return g->slot; }
 
 struct access {
     static item<1> make_item(std::size_t id, std::size_t n) { return item<1>(id, n); }
-    static nd_item<1> make_nd_item(std::size_t global_id, std::size_t global, std::size_t local_id,
-                                   std::size_t local, std::size_t group_id, std::size_t groups, group_state* s) {
+    static nd_item<1> make_nd_item(std::size_t global_id, std::size_t global, std::size_t local_id, std::size_t local,
+                                   std::size_t group_id, std::size_t groups, group_state* s) {
         return nd_item<1>(global_id, global, group<1>(local_id, local, group_id, groups, s));
     }
 };
@@ -128,8 +126,7 @@ void throw_bad_nd_range(std::size_t global, std::size_t local) {
 void check_work_group_size(std::size_t local) {
     if (local > max_work_group_size)
         throw std::invalid_argument("ishmem::queue::parallel_for: work-group size " + std::to_string(local) +
-                                    " exceeds the host backend's limit of " +
-                                    std::to_string(max_work_group_size));
+                                    " exceeds the host backend's limit of " + std::to_string(max_work_group_size));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -246,8 +243,9 @@ bool event::is_complete() const { return !state_ || state_->is_done(); }
 
 event::event(CUevent_st* e) {
     if (!detail::stream_gates)
-        throw std::logic_error("ishmem::event over a CUDA event needs the CUDA backend; this library was built "
-                               "without CUDA (ISHMEM_ENABLE_CUDA=OFF)");
+        throw std::logic_error(
+            "ishmem::event over a CUDA event needs the CUDA backend; this library was built "
+            "without CUDA (ISHMEM_ENABLE_CUDA=OFF)");
     if (e) state_ = std::make_shared<detail::event_state>(e, false);
 }
 
@@ -322,7 +320,7 @@ struct queue::impl {
     std::shared_ptr<queue_state> st = std::make_shared<queue_state>();
     bool on_stream = false;  // a queue over a CUDA stream
     CUstream_st* stream = nullptr;
-    std::thread worker;   // started by the first submission
+    std::thread worker;    // started by the first submission
     pid_t worker_pid = 0;  // a fork()ed child has the handle but not the thread
 
     ~impl() {
@@ -388,8 +386,9 @@ queue::queue() : impl_(std::make_shared<impl>()) {}
 
 queue::queue(CUstream_st* stream) : impl_(std::make_shared<impl>()) {
     if (!detail::stream_gates)
-        throw std::logic_error("ishmem::queue over a CUDA stream needs the CUDA backend; this library was built "
-                               "without CUDA (ISHMEM_ENABLE_CUDA=OFF)");
+        throw std::logic_error(
+            "ishmem::queue over a CUDA stream needs the CUDA backend; this library was built "
+            "without CUDA (ISHMEM_ENABLE_CUDA=OFF)");
     impl_->on_stream = true;
     impl_->stream = stream;
 }

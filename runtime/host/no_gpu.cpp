@@ -9,7 +9,8 @@ namespace ishmemi {
 
 namespace {
 [[noreturn]] void no_cuda(const char* what) {
-    fatal("ishmem", "%s needs the CUDA backend, and this library was built without CUDA (ISHMEM_ENABLE_CUDA=OFF)", what);
+    fatal("ishmem", "%s needs the CUDA backend, and this library was built without CUDA (ISHMEM_ENABLE_CUDA=OFF)",
+          what);
 }
 }  // namespace
 

@@ -132,8 +132,9 @@ class mpi_bootstrap final : public bootstrap {
         if (finalized) fatal(routine, "MPI bootstrap: MPI is already finalized");
         if (!initialized) {
             if (!attr->initialize_runtime)
-                fatal(routine, "MPI bootstrap: MPI is not initialized and attr->initialize_runtime is false; "
-                               "call MPI_Init first or set initialize_runtime");
+                fatal(routine,
+                      "MPI bootstrap: MPI is not initialized and attr->initialize_runtime is false; "
+                      "call MPI_Init first or set initialize_runtime");
             int provided = MPI_THREAD_SINGLE;
             check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
             owns_mpi_ = true;
@@ -161,9 +162,9 @@ class mpi_bootstrap final : public bootstrap {
     void allgather(const void* in, void* out, size_t bytes) override {
         if (bytes == 0) return;
         if (bytes <= static_cast<size_t>(INT_MAX)) {
-            check_mpi(MPI_Allgather(in, static_cast<int>(bytes), MPI_BYTE, out, static_cast<int>(bytes), MPI_BYTE,
-                                    comm_),
-                      "MPI_Allgather");
+            check_mpi(
+                MPI_Allgather(in, static_cast<int>(bytes), MPI_BYTE, out, static_cast<int>(bytes), MPI_BYTE, comm_),
+                "MPI_Allgather");
             return;
         }
         // Counts are ints in MPI: gather larger blobs a slice at a time.
@@ -171,9 +172,9 @@ class mpi_bootstrap final : public bootstrap {
         std::vector<char> tmp(slice * static_cast<size_t>(n_));
         for (size_t off = 0; off < bytes; off += slice) {
             int len = static_cast<int>(std::min(slice, bytes - off));
-            check_mpi(MPI_Allgather(static_cast<const char*>(in) + off, len, MPI_BYTE, tmp.data(), len, MPI_BYTE,
-                                    comm_),
-                      "MPI_Allgather");
+            check_mpi(
+                MPI_Allgather(static_cast<const char*>(in) + off, len, MPI_BYTE, tmp.data(), len, MPI_BYTE, comm_),
+                "MPI_Allgather");
             for (int pe = 0; pe < n_; ++pe)
                 memcpy(static_cast<char*>(out) + static_cast<size_t>(pe) * bytes + off,
                        tmp.data() + static_cast<size_t>(pe) * len, static_cast<size_t>(len));
@@ -252,7 +253,8 @@ class mpi_bootstrap final : public bootstrap {
             // instead of blocking while every PE connects and none accepts.
             int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
             sockaddr_un to = socket_address(nonce, pe, &len);
-            if (s < 0 || connect(s, reinterpret_cast<sockaddr*>(&to), len) != 0 || !send_fd(s, pe_, all_fds[pe_])) ok = false;
+            if (s < 0 || connect(s, reinterpret_cast<sockaddr*>(&to), len) != 0 || !send_fd(s, pe_, all_fds[pe_]))
+                ok = false;
             if (s >= 0) sent.push_back(s);  // closed after the peers have received
         }
         // Accept a connection from each other PE of this node (this job's, this user's), each bringing

@@ -62,8 +62,10 @@ template <class F> void poll_until(F&& done) {
     constexpr unsigned serve_every = 4;
     backoff b{wait_spin_limit, 0};
     for (unsigned polls = 1; !done(); ++polls) {
-        if (polls % serve_every == 0) b.pause();
-        else cpu_relax();
+        if (polls % serve_every == 0)
+            b.pause();
+        else
+            cpu_relax();
     }
 }
 
@@ -86,7 +88,9 @@ void p2p_collectives::send(const void* buf, size_t bytes, int to, MPI_Comm c, MP
 }
 
 int p2p_collectives::pieces(size_t bytes) {
-    return bytes > whole_max && bytes <= pieces_max * piece_bytes ? static_cast<int>((bytes + piece_bytes - 1) / piece_bytes) : 1;
+    return bytes > whole_max && bytes <= pieces_max * piece_bytes
+               ? static_cast<int>((bytes + piece_bytes - 1) / piece_bytes)
+               : 1;
 }
 
 void p2p_collectives::recv_pieces(void* buf, size_t bytes, int from, MPI_Comm c, MPI_Request* r) {
@@ -233,8 +237,8 @@ size_t p2p_collectives::probe(int from, MPI_Comm c, MPI_Message* msg) {
     if (st.MPI_TAG == tag) return static_cast<size_t>(len);
     uint64_t told = 0;
     if (st.MPI_TAG != tag + 1 || len != sizeof told)
-        fatal(routine, "a collective's message from member %d has tag %d and %d bytes: not a collect's", from, st.MPI_TAG,
-              len);
+        fatal(routine, "a collective's message from member %d has tag %d and %d bytes: not a collect's", from,
+              st.MPI_TAG, len);
     check(locked([&] { return MPI_Mrecv(&told, sizeof told, MPI_BYTE, msg, MPI_STATUS_IGNORE); }), "MPI_Mrecv");
     *msg = MPI_MESSAGE_NULL;
     return static_cast<size_t>(told);
@@ -264,8 +268,8 @@ void p2p_collectives::take(MPI_Message* msg, void* into, size_t bytes, int from,
     wait_all(r, nr, "a collect's exchange");
 }
 
-p2p_collectives::collected p2p_collectives::collect_direct(MPI_Comm c, int n, int rank, void* dest,
-                                                            const void* source, size_t bytes) {
+p2p_collectives::collected p2p_collectives::collect_direct(MPI_Comm c, int n, int rank, void* dest, const void* source,
+                                                           size_t bytes) {
     char* d = static_cast<char*>(dest);
     const char* mine = static_cast<const char*>(source);
     MPI_Request r[(direct_max - 1) * (pieces_max + 1)];  // (post_take: pieces where a length came first)
@@ -350,7 +354,8 @@ p2p_collectives::collected p2p_collectives::collect(MPI_Comm c, void* dest, cons
             p += head + b;
             ends.push_back(p);
         }
-        if (p != at + len) fatal(routine, "a collect's message from member %d has %zu bytes, its blocks say %zu", from, len, p - at);
+        if (p != at + len)
+            fatal(routine, "a collect's message from member %d has %zu bytes, its blocks say %zu", from, len, p - at);
     }
     // Member (rank + j) % n's block is block j: its place in dest follows the blocks of members 0.. below it.
     std::vector<size_t> length(static_cast<size_t>(n)), start(static_cast<size_t>(n));
@@ -368,7 +373,8 @@ p2p_collectives::collected p2p_collectives::collect(MPI_Comm c, void* dest, cons
         const int m = (rank + j) % n;
         const size_t begin = (j ? ends[static_cast<size_t>(j) - 1] : 0) + head;
         if (length[static_cast<size_t>(m)])
-            std::memcpy(static_cast<char*>(dest) + start[static_cast<size_t>(m)], buf + begin, length[static_cast<size_t>(m)]);
+            std::memcpy(static_cast<char*>(dest) + start[static_cast<size_t>(m)], buf + begin,
+                        length[static_cast<size_t>(m)]);
     }
     work.trim();
     return {largest, at};
@@ -426,8 +432,8 @@ void p2p_collectives::alltoallv(MPI_Comm c, char* in, const size_t* in_at, const
     wait_all(r.data(), static_cast<int>(r.size()), "an alltoall's messages");
 }
 
-void p2p_collectives::allreduce(MPI_Comm c, MPI_Datatype type, MPI_Op op, void* dest, const void* source,
-                                size_t bytes, int count) {
+void p2p_collectives::allreduce(MPI_Comm c, MPI_Datatype type, MPI_Op op, void* dest, const void* source, size_t bytes,
+                                int count) {
     int n = 0, rank = 0;
     shape(c, &n, &rank);
     const size_t elem = count ? bytes / static_cast<size_t>(count) : 1;
@@ -551,8 +557,8 @@ void p2p_collectives::exchange_ring(void* in, size_t in_bytes, int from, const v
     wait_all(r, k + pieces(out_bytes), what);
 }
 
-void p2p_collectives::scan(MPI_Comm c, bool inclusive, MPI_Datatype type, void* dest, const void* source,
-                           size_t bytes, int count) {
+void p2p_collectives::scan(MPI_Comm c, bool inclusive, MPI_Datatype type, void* dest, const void* source, size_t bytes,
+                           int count) {
     int n = 0, rank = 0;
     shape(c, &n, &rank);
     const bool last = rank + 1 == n, in_place = dest == source;
@@ -560,7 +566,7 @@ void p2p_collectives::scan(MPI_Comm c, bool inclusive, MPI_Datatype type, void* 
     auto pass_on = [&](const void* upto) {  // to the next member, and wait: upto may be scratch
         if (!last) send_one(c, rank + 1, upto, bytes);
     };
-    if (rank == 0) {  // the sum of members 0..0 is my source, of none zeros
+    if (rank == 0) {     // the sum of members 0..0 is my source, of none zeros
         if (in_place) {  // (dest is the source being sent)
             pass_on(source);
             if (!inclusive) std::memset(dest, 0, bytes);
@@ -570,8 +576,10 @@ void p2p_collectives::scan(MPI_Comm c, bool inclusive, MPI_Datatype type, void* 
         const int k = last ? 0 : pieces(bytes);
         if (!last) send_pieces(source, bytes, rank + 1, c, r);
         alongside(bytes, [&] {
-            if (!inclusive) std::memset(dest, 0, bytes);
-            else std::memcpy(dest, source, bytes);
+            if (!inclusive)
+                std::memset(dest, 0, bytes);
+            else
+                std::memcpy(dest, source, bytes);
         });
         wait_all(r, k, "a scan's send");
         return;
@@ -583,8 +591,10 @@ void p2p_collectives::scan(MPI_Comm c, bool inclusive, MPI_Datatype type, void* 
     char* below = !inclusive && !in_place ? static_cast<char*>(dest) : spare;
     recv_pieces(below, bytes, rank - 1, c, r);
     auto copy_source = [&](void* to) { alongside(bytes, [&] { std::memcpy(to, source, bytes); }); };
-    if (inclusive && !in_place) copy_source(dest);
-    else if (!inclusive && !in_place && !last) copy_source(spare);
+    if (inclusive && !in_place)
+        copy_source(dest);
+    else if (!inclusive && !in_place && !last)
+        copy_source(spare);
     wait_all(r, pieces(bytes), "a scan's receive");
     if (inclusive) {  // dest = below + source
         reduce_local(below, dest, count, type, MPI_SUM);

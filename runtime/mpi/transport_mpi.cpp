@@ -98,57 +98,89 @@ constexpr int tag_reply_first = 2, tag_replies = 30000;  // reply tags stay belo
 
 template <class W> uint64_t rmw_word(rmw_op op, W* p, W v, W c) {
     switch (op) {
-        case op_load: return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-        case op_store: __atomic_store_n(p, v, __ATOMIC_RELEASE); return 0;
-        case op_swap: return __atomic_exchange_n(p, v, __ATOMIC_ACQ_REL);
+        case op_load:
+            return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+        case op_store:
+            __atomic_store_n(p, v, __ATOMIC_RELEASE);
+            return 0;
+        case op_swap:
+            return __atomic_exchange_n(p, v, __ATOMIC_ACQ_REL);
         case op_cswap:
             __atomic_compare_exchange_n(p, &c, v, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
             return c;  // the old value, whether or not it matched
-        case op_add: return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
-        case op_and: return __atomic_fetch_and(p, v, __ATOMIC_ACQ_REL);
-        case op_or: return __atomic_fetch_or(p, v, __ATOMIC_ACQ_REL);
-        case op_xor: return __atomic_fetch_xor(p, v, __ATOMIC_ACQ_REL);
+        case op_add:
+            return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
+        case op_and:
+            return __atomic_fetch_and(p, v, __ATOMIC_ACQ_REL);
+        case op_or:
+            return __atomic_fetch_or(p, v, __ATOMIC_ACQ_REL);
+        case op_xor:
+            return __atomic_fetch_xor(p, v, __ATOMIC_ACQ_REL);
     }
     return 0;
 }
 
 MPI_Datatype mpi_type(elem_kind k) {
     switch (k) {
-        case elem_i8: return MPI_INT8_T;
-        case elem_i16: return MPI_INT16_T;
-        case elem_i32: return MPI_INT32_T;
-        case elem_i64: return MPI_INT64_T;
-        case elem_u8: return MPI_UINT8_T;
-        case elem_u16: return MPI_UINT16_T;
-        case elem_u32: return MPI_UINT32_T;
-        case elem_u64: return MPI_UINT64_T;
-        case elem_f32: return MPI_FLOAT;
-        case elem_f64: return MPI_DOUBLE;
+        case elem_i8:
+            return MPI_INT8_T;
+        case elem_i16:
+            return MPI_INT16_T;
+        case elem_i32:
+            return MPI_INT32_T;
+        case elem_i64:
+            return MPI_INT64_T;
+        case elem_u8:
+            return MPI_UINT8_T;
+        case elem_u16:
+            return MPI_UINT16_T;
+        case elem_u32:
+            return MPI_UINT32_T;
+        case elem_u64:
+            return MPI_UINT64_T;
+        case elem_f32:
+            return MPI_FLOAT;
+        case elem_f64:
+            return MPI_DOUBLE;
     }
     return MPI_DATATYPE_NULL;
 }
 
 size_t elem_size(elem_kind k) {
     switch (k) {
-        case elem_i8: case elem_u8: return 1;
-        case elem_i16: case elem_u16: return 2;
-        case elem_i32: case elem_u32: case elem_f32: return 4;
-        default: return 8;
+        case elem_i8:
+        case elem_u8:
+            return 1;
+        case elem_i16:
+        case elem_u16:
+            return 2;
+        case elem_i32:
+        case elem_u32:
+        case elem_f32:
+            return 4;
+        default:
+            return 8;
     }
 }
 
 MPI_Op mpi_op(int op) {
     switch (op) {
-        case coll::op_and: return MPI_BAND;
-        case coll::op_or: return MPI_BOR;
-        case coll::op_xor: return MPI_BXOR;
-        case coll::op_max: return MPI_MAX;
-        case coll::op_min: return MPI_MIN;
-        case coll::op_sum: return MPI_SUM;
-        default: return MPI_PROD;
+        case coll::op_and:
+            return MPI_BAND;
+        case coll::op_or:
+            return MPI_BOR;
+        case coll::op_xor:
+            return MPI_BXOR;
+        case coll::op_max:
+            return MPI_MAX;
+        case coll::op_min:
+            return MPI_MIN;
+        case coll::op_sum:
+            return MPI_SUM;
+        default:
+            return MPI_PROD;
     }
 }
-
 
 class mpi_transport final : public transport {
   public:
@@ -156,8 +188,10 @@ class mpi_transport final : public transport {
         int level = MPI_THREAD_SINGLE;
         MPI_Query_thread(&level);
         if (level < MPI_THREAD_MULTIPLE)
-            fatal("ishmem_init", "a job over several nodes needs MPI_THREAD_MULTIPLE (MPI was initialized with level "
-                  "%d): let ishmem initialize MPI, or call MPI_Init_thread with MPI_THREAD_MULTIPLE", level);
+            fatal("ishmem_init",
+                  "a job over several nodes needs MPI_THREAD_MULTIPLE (MPI was initialized with level "
+                  "%d): let ishmem initialize MPI, or call MPI_Init_thread with MPI_THREAD_MULTIPLE",
+                  level);
         check(MPI_Comm_dup(world, &am_comm_), "MPI_Comm_dup");
         MPI_Comm_set_errhandler(am_comm_, MPI_ERRORS_RETURN);
         MPI_Comm_rank(am_comm_, &me_);
@@ -199,8 +233,9 @@ class mpi_transport final : public transport {
         std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
         if (!nbi && bytes <= bounce_max) {
             const char* copy = bounce(source, bytes);
-            check(MPI_Put(copy, static_cast<int>(bytes), MPI_BYTE, pe, t.disp, static_cast<int>(bytes), MPI_BYTE, t.win),
-                  "MPI_Put", pe);
+            check(
+                MPI_Put(copy, static_cast<int>(bytes), MPI_BYTE, pe, t.disp, static_cast<int>(bytes), MPI_BYTE, t.win),
+                "MPI_Put", pe);
             dirty_.store(true, std::memory_order_relaxed);
             return;
         }
@@ -358,7 +393,8 @@ class mpi_transport final : public transport {
     }
 
     void team_destroy(int slot) override {
-        if (comms_[slot] != MPI_COMM_NULL && slot != ISHMEM_TEAM_WORLD) locked([&] { return MPI_Comm_free(&comms_[slot]); });
+        if (comms_[slot] != MPI_COMM_NULL && slot != ISHMEM_TEAM_WORLD)
+            locked([&] { return MPI_Comm_free(&comms_[slot]); });
     }
 
     size_t collective(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) override {
@@ -379,14 +415,16 @@ class mpi_transport final : public transport {
         }
         switch (kind) {
             case coll_alltoall:
-                if (bytes <= p2p_alltoall_max) p2p_.alltoall(c, dest, source, bytes);
+                if (bytes <= p2p_alltoall_max)
+                    p2p_.alltoall(c, dest, source, bytes);
                 else
                     run_collective("MPI_Ialltoall", [&](MPI_Request* r) {
                         return MPI_Ialltoall(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, r);
                     });
                 return dest_bytes;
             case coll_fcollect:
-                if (bytes <= p2p_coll_max) p2p_.fcollect(c, dest, source, bytes);
+                if (bytes <= p2p_coll_max)
+                    p2p_.fcollect(c, dest, source, bytes);
                 else
                     run_collective("MPI_Iallgather", [&](MPI_Request* r) {
                         return MPI_Iallgather(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, r);
@@ -447,7 +485,9 @@ class mpi_transport final : public transport {
                        out_bytes);
     }
 
-    void send_to_member(int team, int to, const void* buf, size_t bytes) override { p2p_.send_one(comm(team), to, buf, bytes); }
+    void send_to_member(int team, int to, const void* buf, size_t bytes) override {
+        p2p_.send_one(comm(team), to, buf, bytes);
+    }
     void receive_from_member(int team, int from, void* buf, size_t bytes) override {
         p2p_.receive_one(comm(team), from, buf, bytes);
     }
@@ -456,20 +496,20 @@ class mpi_transport final : public transport {
         MPI_Comm c = comm(team);
         const int count = as_count(nelems, "a reduction");
         const size_t bytes = nelems * elem_size(type);
-        if (scan != 0 && bytes <= p2p_reduce_max) return p2p_.scan(c, scan == 1, mpi_type(type), dest, source, bytes, count);
-        if (scan == 0 && bytes <= p2p_reduce_max) return p2p_.allreduce(c, mpi_type(type), mpi_op(op), dest, source, bytes, count);
+        if (scan != 0 && bytes <= p2p_reduce_max)
+            return p2p_.scan(c, scan == 1, mpi_type(type), dest, source, bytes, count);
+        if (scan == 0 && bytes <= p2p_reduce_max)
+            return p2p_.allreduce(c, mpi_type(type), mpi_op(op), dest, source, bytes, count);
         const void* in = source == dest ? MPI_IN_PLACE : source;
         if (scan == 0)
             return run_collective("MPI_Iallreduce", [&](MPI_Request* r) {
                 return MPI_Iallreduce(in, dest, count, mpi_type(type), mpi_op(op), c, r);
             });
         if (scan == 1)
-            return run_collective("MPI_Iscan", [&](MPI_Request* r) {
-                return MPI_Iscan(in, dest, count, mpi_type(type), MPI_SUM, c, r);
-            });
-        run_collective("MPI_Iexscan", [&](MPI_Request* r) {
-            return MPI_Iexscan(in, dest, count, mpi_type(type), MPI_SUM, c, r);
-        });
+            return run_collective(
+                "MPI_Iscan", [&](MPI_Request* r) { return MPI_Iscan(in, dest, count, mpi_type(type), MPI_SUM, c, r); });
+        run_collective("MPI_Iexscan",
+                       [&](MPI_Request* r) { return MPI_Iexscan(in, dest, count, mpi_type(type), MPI_SUM, c, r); });
         int rank = 0;
         MPI_Comm_rank(c, &rank);
         if (rank == 0) memset(dest, 0, bytes);  // MPI leaves it undefined
@@ -514,7 +554,8 @@ class mpi_transport final : public transport {
         r.op = static_cast<uint8_t>(op);
         r.size = static_cast<uint8_t>(size);
         r.region = t.region;
-        r.reply_tag = tag_reply_first + static_cast<int32_t>(next_tag_.fetch_add(1, std::memory_order_relaxed) % tag_replies);
+        r.reply_tag =
+            tag_reply_first + static_cast<int32_t>(next_tag_.fetch_add(1, std::memory_order_relaxed) % tag_replies);
         r.disp = static_cast<uint64_t>(t.disp);
         r.value = value;
         r.cond = cond;
@@ -531,8 +572,9 @@ class mpi_transport final : public transport {
     // count blocks of elem bytes, stride bytes apart, as a committed MPI type (MPI_Type_free it).
     static MPI_Datatype blocks_type(size_t count, size_t elem, ptrdiff_t stride) {
         MPI_Datatype t;
-        check(MPI_Type_create_hvector(static_cast<int>(count), as_count(elem, "a strided element"), stride, MPI_BYTE, &t),
-              "MPI_Type_create_hvector");
+        check(
+            MPI_Type_create_hvector(static_cast<int>(count), as_count(elem, "a strided element"), stride, MPI_BYTE, &t),
+            "MPI_Type_create_hvector");
         MPI_Type_commit(&t);
         return t;
     }
@@ -640,8 +682,7 @@ class mpi_transport final : public transport {
     // MPI_Ibcast; larger ones stay with MPI_Ibcast. Evidence for each limit: docs/guide/tuning.rst.
     static constexpr int chain_members_max = 8;
     static constexpr size_t chain_short_max = size_t{32} << 10, leaders_chain_max = 2048,
-                            pair_whole_min = size_t{192} << 10,
-                            pair_whole_max = size_t{4} << 20;
+                            pair_whole_min = size_t{192} << 10, pair_whole_max = size_t{4} << 20;
     // fcollects go as messages up to p2p_coll_max a member and collects up to p2p_collect_max a
     // block (collect_as_messages); above them MPI_Iallgather(v) wins (docs/guide/tuning.rst).
     static constexpr size_t p2p_coll_max = size_t{64} << 10, p2p_bcast_max = size_t{64} << 10,
@@ -679,13 +720,16 @@ class mpi_transport final : public transport {
         const auto copy = [&] { p2p_.alongside(bytes, [&] { std::memcpy(dest, source, bytes); }); };
         std::function<void()> copy_own;
         if (apart) copy_own = std::cref(copy);
-        if (long_chain) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own, mpi::p2p_collectives::long_segments);
+        if (long_chain)
+            p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own, mpi::p2p_collectives::long_segments);
         else if (bytes < short_chain_limit(n, leaders))
             p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own);
-        else if (bytes <= p2p_bcast_max) p2p_.broadcast(c, dest, bytes, root, from, copy_own);
+        else if (bytes <= p2p_bcast_max)
+            p2p_.broadcast(c, dest, bytes, root, from, copy_own);
         else if (n == 2 && bytes >= pair_whole_min && bytes <= pair_whole_max)
             p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own, {bytes, 1});
-        else if (bytes <= p2p_chain_max) p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own);
+        else if (bytes <= p2p_chain_max)
+            p2p_.broadcast_chain(c, dest, bytes, root, from, copy_own);
         else {
             const int count = as_count(bytes, "a broadcast");
             run_collective(
@@ -722,8 +766,7 @@ class mpi_transport final : public transport {
 
     // Starts a non-blocking collective (start(&request), one MPI call) under the lock, calls
     // meanwhile (if any), and waits for it like every wait of the library.
-    template <class F>
-    void run_collective(const char* what, F&& start, const std::function<void()>& meanwhile = {}) {
+    template <class F> void run_collective(const char* what, F&& start, const std::function<void()>& meanwhile = {}) {
         MPI_Request r = MPI_REQUEST_NULL;
         check(locked([&] { return start(&r); }), what);
         if (meanwhile) meanwhile();
@@ -770,9 +813,11 @@ class mpi_transport final : public transport {
             // Packed into the ring, like a small contiguous put: no wait for local completion.
             char* copy = bounce(nullptr, elem * count);
             for (size_t i = 0; i < count; ++i)
-                std::memcpy(copy + i * elem, static_cast<const char*>(source) + static_cast<ptrdiff_t>(i) * sstride, elem);
+                std::memcpy(copy + i * elem, static_cast<const char*>(source) + static_cast<ptrdiff_t>(i) * sstride,
+                            elem);
             MPI_Datatype remote_type = blocks_type(count, elem, remote_stride);
-            check(MPI_Put(copy, static_cast<int>(elem * count), MPI_BYTE, pe, t.disp, 1, remote_type, t.win), "MPI_Put", pe);
+            check(MPI_Put(copy, static_cast<int>(elem * count), MPI_BYTE, pe, t.disp, 1, remote_type, t.win), "MPI_Put",
+                  pe);
             MPI_Type_free(&remote_type);
             dirty_.store(true, std::memory_order_relaxed);
             return;
@@ -819,10 +864,10 @@ class mpi_transport final : public transport {
                   "MPI_Irecv");
             char* p = region_base(r.region) + r.disp;
             const rmw_op op = static_cast<rmw_op>(r.op);
-            const uint64_t old =
-                r.size == 4 ? rmw_word<uint32_t>(op, reinterpret_cast<uint32_t*>(p), static_cast<uint32_t>(r.value),
-                                                 static_cast<uint32_t>(r.cond))
-                            : rmw_word<uint64_t>(op, reinterpret_cast<uint64_t*>(p), r.value, r.cond);
+            const uint64_t old = r.size == 4
+                                     ? rmw_word<uint32_t>(op, reinterpret_cast<uint32_t*>(p),
+                                                          static_cast<uint32_t>(r.value), static_cast<uint32_t>(r.cond))
+                                     : rmw_word<uint64_t>(op, reinterpret_cast<uint64_t*>(p), r.value, r.cond);
             if (!r.silent)
                 check(MPI_Send(&old, 1, MPI_UINT64_T, st.MPI_SOURCE, r.reply_tag, am_comm_), "MPI_Send", st.MPI_SOURCE);
         }
@@ -846,8 +891,7 @@ class mpi_transport final : public transport {
             if (helping_.load(std::memory_order_relaxed) > 0) {
                 // Poll through the help (serve's MPI_Test drives MPI), then nap again as before:
                 // polling on would contend for the MPI lock with the wait that follows the help.
-                while (helping_.load(std::memory_order_relaxed) > 0 && !serve(true)) {
-                }
+                while (helping_.load(std::memory_order_relaxed) > 0 && !serve(true)) {}
                 continue;
             }
             if (++idle < 256 || max_sleep_us_ == 0) {
@@ -868,7 +912,7 @@ class mpi_transport final : public transport {
     MPI_Comm am_comm_ = MPI_COMM_NULL;
     std::vector<MPI_Comm> comms_;  // by team slot
     int me_ = 0;
-    char* heap_lo_ = nullptr;      // my internal region, then my heap
+    char* heap_lo_ = nullptr;  // my internal region, then my heap
     size_t heap_bytes_ = 0;
     MPI_Win heap_win_ = MPI_WIN_NULL, globals_win_ = MPI_WIN_NULL;
     std::atomic<bool> dirty_{false};  // puts or nbi gets that a quiet has yet to complete

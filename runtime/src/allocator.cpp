@@ -21,9 +21,7 @@ struct used_block {
 };
 std::map<size_t, used_block> used_blocks;  // offset -> block
 
-size_t round_up(size_t v, size_t a) {
-    return (v + a - 1) & ~(a - 1);
-}
+size_t round_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 
 }  // namespace
 

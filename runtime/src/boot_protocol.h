@@ -27,9 +27,9 @@ namespace ishmemi {
 enum boot_op : uint32_t { boot_allgather = 1, boot_barrier = 2, boot_exchange_fds = 3 };
 
 struct boot_header {
-    uint32_t magic;   // boot_magic: catches an ISHMEMI_BOOT_FD that is not ishmrun's socket
-    uint32_t op;      // boot_op
-    uint64_t count;   // allgather: bytes per PE; exchange_fds: fds in this message
+    uint32_t magic;  // boot_magic: catches an ISHMEMI_BOOT_FD that is not ishmrun's socket
+    uint32_t op;     // boot_op
+    uint64_t count;  // allgather: bytes per PE; exchange_fds: fds in this message
 };
 
 inline constexpr uint32_t boot_magic = 0x15484d52;  // "ISHMR"-ish
@@ -49,10 +49,14 @@ inline constexpr int boot_global_exit_status(int value) { return value % 256; }
 
 inline const char* boot_op_name(uint32_t op) {
     switch (op) {
-        case boot_allgather: return "allgather";
-        case boot_barrier: return "barrier";
-        case boot_exchange_fds: return "exchange_fds";
-        default: return "unknown request";
+        case boot_allgather:
+            return "allgather";
+        case boot_barrier:
+            return "barrier";
+        case boot_exchange_fds:
+            return "exchange_fds";
+        default:
+            return "unknown request";
     }
 }
 

@@ -160,9 +160,7 @@ long env_number(const char* name) {
     return errno || end == text || *end || v < 0 || v > INT_MAX ? -1 : v;
 }
 
-void on_stop_report(int, siginfo_t* info, void*) {
-    report_on_stop(info->si_value.sival_int);
-}
+void on_stop_report(int, siginfo_t* info, void*) { report_on_stop(info->si_value.sival_int); }
 
 }  // namespace
 
@@ -185,8 +183,10 @@ std::unique_ptr<bootstrap> make_launcher_bootstrap() {
     socklen_t len = sizeof type;
     if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode) || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 ||
         type != SOCK_SEQPACKET)
-        fatal(routine, "ISHMEMI_BOOT_FD=%s is not ishmrun's socket (a program started by a PE inherits the "
-                       "variable; unset it there)", text);
+        fatal(routine,
+              "ISHMEMI_BOOT_FD=%s is not ishmrun's socket (a program started by a PE inherits the "
+              "variable; unset it there)",
+              text);
     // Programs that this PE starts must not inherit the launcher's connection.
     fcntl(fd, F_SETFD, FD_CLOEXEC);
     int n = env_int("ISHMEMI_NPES", 1, INT_MAX);

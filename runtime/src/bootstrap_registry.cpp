@@ -81,8 +81,10 @@ bootstrap_factory find_bootstrap(const char* name) {
 
 std::unique_ptr<bootstrap> select_bootstrap(const ishmemx_attr_t* attr, const char* routine, const char** kind) {
     switch (attr->runtime) {
-        case ISHMEMX_RUNTIME_MPI: break;
-        case ISHMEMX_RUNTIME_OPENSHMEM: break;  // the built-in launcher plays the OpenSHMEM runtime's part
+        case ISHMEMX_RUNTIME_MPI:
+            break;
+        case ISHMEMX_RUNTIME_OPENSHMEM:
+            break;  // the built-in launcher plays the OpenSHMEM runtime's part
         case ISHMEMX_RUNTIME_PMI:
             fatal(routine, "attr->runtime ISHMEMX_RUNTIME_PMI is not supported (use ISHMEMX_RUNTIME_MPI)");
         default:
@@ -110,9 +112,11 @@ std::unique_ptr<bootstrap> select_bootstrap(const ishmemx_attr_t* attr, const ch
     // Started by mpirun with several ranks but without the MPI bootstrap: every rank would silently be
     // a job of its own.
     if (const char* var = started_by_mpi_launcher())
-        warn(routine, "%s=%s says this process is one of several MPI ranks, but the MPI bootstrap (library "
-                      "ishmem_mpi) could not be loaded: this process runs as a job of one PE; link ishmem::mpi "
-                      "or start the program with ishmrun", var, getenv(var));
+        warn(routine,
+             "%s=%s says this process is one of several MPI ranks, but the MPI bootstrap (library "
+             "ishmem_mpi) could not be loaded: this process runs as a job of one PE; link ishmem::mpi "
+             "or start the program with ishmrun",
+             var, getenv(var));
     *kind = "single";
     return make_single_bootstrap();
 }

@@ -20,8 +20,6 @@ class single_bootstrap final : public bootstrap {
 
 }  // namespace
 
-std::unique_ptr<bootstrap> make_single_bootstrap() {
-    return std::make_unique<single_bootstrap>();
-}
+std::unique_ptr<bootstrap> make_single_bootstrap() { return std::make_unique<single_bootstrap>(); }
 
 }  // namespace ishmemi

@@ -29,9 +29,7 @@ thread_local call_info* current = nullptr;
 // core's templates know only the family (ishmem_sum_reduce), the messages name what the user called.
 thread_local const char* last_entry = nullptr;
 
-const char* shown(const call_info& ci) {
-    return ci.typed ? ci.typed : ci.routine;
-}
+const char* shown(const call_info& ci) { return ci.typed ? ci.typed : ci.routine; }
 
 uint64_t now_ns() {
     timespec ts;
@@ -39,13 +37,9 @@ uint64_t now_ns() {
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-where_record* where_of(int pe) {
-    return &control(pe)->where;
-}
+where_record* where_of(int pe) { return &control(pe)->where; }
 
-void copy_name(char* dst, size_t n, const char* src) {
-    snprintf(dst, n, "%s", src ? src : "");
-}
+void copy_name(char* dst, size_t n, const char* src) { snprintf(dst, n, "%s", src ? src : ""); }
 
 // The key arguments of a call, as the watchdog prints them.
 void describe(const call_info& ci, char* out, size_t n) {
@@ -63,7 +57,10 @@ void describe(const call_info& ci, char* out, size_t n) {
     if (ci.cmp >= 0) {
         static const char* const names[] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
         const int i = ci.cmp - ISHMEM_CMP_EQ;
-        if (i >= 0 && i < 6) add("cmp ISHMEM_CMP_%s", names[i]); else add("cmp %d", ci.cmp);
+        if (i >= 0 && i < 6)
+            add("cmp ISHMEM_CMP_%s", names[i]);
+        else
+            add("cmp %d", ci.cmp);
     }
     if (ci.value_kind == 'i') add("value %" PRId64, static_cast<int64_t>(ci.value_bits));
     if (ci.value_kind == 'u') add("value %" PRIu64, ci.value_bits);
@@ -174,8 +171,8 @@ std::string where_every_pe_is(uint64_t now) {
         } else if (!read_where(pe, &w)) {
             text += format("ishmem:   PE %d: (its record changes too fast to read)\n", pe);
         } else if (w.blocked) {
-            text += format("ishmem:   PE %d: in %s (%s) for %.1f s\n", pe, w.routine, w.detail,
-                           (now - w.since_ns) / 1e9);
+            text +=
+                format("ishmem:   PE %d: in %s (%s) for %.1f s\n", pe, w.routine, w.detail, (now - w.since_ns) / 1e9);
         } else if (w.last[0]) {
             text += format("ishmem:   PE %d: not in a blocking call (left %s %.1f s ago)\n", pe, w.last,
                            (now - w.left_ns) / 1e9);
@@ -191,8 +188,9 @@ std::string where_every_pe_is(uint64_t now) {
     claim_report_or_wait();
     char detail[sizeof where_record::detail];
     describe(ci, detail, sizeof detail);
-    std::string text = format("ishmem: PE %d: %s: blocked for %.1f s (%s) (ISHMEM_HANG_TIMEOUT=%s); where every PE is:\n",
-                              state.my_pe, shown(ci), (now - ci.since_ns) / 1e9, detail, config.hang_timeout_text);
+    std::string text =
+        format("ishmem: PE %d: %s: blocked for %.1f s (%s) (ISHMEM_HANG_TIMEOUT=%s); where every PE is:\n", state.my_pe,
+               shown(ci), (now - ci.since_ns) / 1e9, detail, config.hang_timeout_text);
     print_and_exit(text + where_every_pe_is(now));
 }
 
@@ -224,10 +222,11 @@ void check_cycle(const call_info& ci) {
     read_where(ci.agree_for, &first);
     char detail[sizeof where_record::detail];
     describe(ci, detail, sizeof detail);
-    print_and_exit(format("ishmem: PE %d: %s: the PEs call different collectives: %s (%s) here, but PE %d is in "
-                          "%s (%s) and waits for %s (ISHMEM_CHECK=full)\n",
-                          state.my_pe, shown(ci), shown(ci), detail, ci.agree_for, first.routine, first.detail,
-                          len == 0 ? "this PE" : "PEs that wait for this one"));
+    print_and_exit(
+        format("ishmem: PE %d: %s: the PEs call different collectives: %s (%s) here, but PE %d is in "
+               "%s (%s) and waits for %s (ISHMEM_CHECK=full)\n",
+               state.my_pe, shown(ci), shown(ci), detail, ci.agree_for, first.routine, first.detail,
+               len == 0 ? "this PE" : "PEs that wait for this one"));
 }
 
 // Names compared across PEs: the _work_group and ishmemx_ spellings of a collective are the same call.
@@ -248,17 +247,21 @@ void check_allocation(const char* routine, const char* param, const void* addr, 
     if (bytes == 0) return;  // nothing is read or written
     // A range in the executable's data and bss passed check_symmetric: variables there have no
     // recorded sizes, so the range is only known to lie inside the segment.
-    if (reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(state.globals_base) < state.globals_size) return;
+    if (reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(state.globals_base) < state.globals_size)
+        return;
     const size_t off = static_cast<size_t>(static_cast<const char*>(addr) - state.heap_base);
     size_t start = 0, size = 0;
     if (!allocator_find(off, &start, &size))
-        fatal(routine, "%s (%p, heap offset %zu) is not inside any live allocation (never allocated, or freed) "
-              "(ISHMEM_CHECK=full)", param, addr, off);
+        fatal(routine,
+              "%s (%p, heap offset %zu) is not inside any live allocation (never allocated, or freed) "
+              "(ISHMEM_CHECK=full)",
+              param, addr, off);
     const size_t into = off - start;  // may exceed size: the block's padding past the requested size
     if (bytes > size || into > size - bytes)
-        fatal(routine, "%s (%p) with %zu bytes runs %zu bytes past the end of its allocation (offset %zu, size %zu), "
-              "starting %zu bytes into it (ISHMEM_CHECK=full)", param, addr, bytes, into + bytes - size, start, size,
-              into);
+        fatal(routine,
+              "%s (%p) with %zu bytes runs %zu bytes past the end of its allocation (offset %zu, size %zu), "
+              "starting %zu bytes into it (ISHMEM_CHECK=full)",
+              param, addr, bytes, into + bytes - size, start, size, into);
 }
 
 // ---- where each PE is ---------------------------------------------------------------------------

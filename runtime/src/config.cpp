@@ -19,7 +19,32 @@ extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, size_t{64} << 10, size_t{32} << 10, size_t{16} << 10, size_t{256} << 10, size_t{256} << 10, size_t{256} << 10, size_t{4} << 10, size_t{1} << 20, true, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
+config_t config = {size_t{512} << 20,
+                   "512M",
+                   false,
+                   64,
+                   1024,
+                   4096,
+                   size_t{64} << 10,
+                   size_t{32} << 10,
+                   size_t{16} << 10,
+                   size_t{256} << 10,
+                   size_t{256} << 10,
+                   size_t{256} << 10,
+                   size_t{4} << 10,
+                   size_t{1} << 20,
+                   true,
+                   "auto",
+                   -1,
+                   false,
+                   0,
+                   "0",
+                   true,
+                   0,
+                   0,
+                   "hostname",
+                   true,
+                   1000};
 size_t reduce_scatter_min = 1024;
 int chain_min = 2;
 size_t scan_chain_max = 2048;
@@ -77,11 +102,28 @@ bool parse_size(const char* text, size_t* bytes) {
     }
     int shift = 0;
     switch (*p) {
-        case 'k': case 'K': shift = 10; ++p; break;
-        case 'm': case 'M': shift = 20; ++p; break;
-        case 'g': case 'G': shift = 30; ++p; break;
-        case 't': case 'T': shift = 40; ++p; break;
-        default: break;
+        case 'k':
+        case 'K':
+            shift = 10;
+            ++p;
+            break;
+        case 'm':
+        case 'M':
+            shift = 20;
+            ++p;
+            break;
+        case 'g':
+        case 'G':
+            shift = 30;
+            ++p;
+            break;
+        case 't':
+        case 'T':
+            shift = 40;
+            ++p;
+            break;
+        default:
+            break;
     }
     if (*p != '\0' || v == 0) return false;
     if (shift && v > (SIZE_MAX >> shift)) return false;
@@ -94,8 +136,7 @@ void load_config(bool warn_unknown) {
 
     const char* size_text = value_of("ISHMEM_SYMMETRIC_SIZE");
     if (!parse_size(size_text, &config.symmetric_size))
-        fatal(routine,
-              "ISHMEM_SYMMETRIC_SIZE=%s is not a positive size (bytes, or a number with suffix K, M, G or T)",
+        fatal(routine, "ISHMEM_SYMMETRIC_SIZE=%s is not a positive size (bytes, or a number with suffix K, M, G or T)",
               size_text);
     config.symmetric_text = size_text;
 
@@ -131,14 +172,16 @@ void load_config(bool warn_unknown) {
 
     const char* rs_text = value_of("ISHMEM_REDUCE_SCATTER_MIN");
     if (!parse_size(rs_text, &reduce_scatter_min))
-        fatal(routine, "ISHMEM_REDUCE_SCATTER_MIN=%s is not a byte count (a number, optionally with K, M or G)", rs_text);
+        fatal(routine, "ISHMEM_REDUCE_SCATTER_MIN=%s is not a byte count (a number, optionally with K, M or G)",
+              rs_text);
     const char* chain_text = value_of("ISHMEM_CHAIN_MIN");
     if (!parse_long(chain_text, 2, 1 << 20, &v))
         fatal(routine, "ISHMEM_CHAIN_MIN=%s is not an integer of 2 or more", chain_text);
     chain_min = static_cast<int>(v);
     const char* scan_chain_text = value_of("ISHMEM_SCAN_CHAIN_MAX");
     if (!parse_size(scan_chain_text, &scan_chain_max))
-        fatal(routine, "ISHMEM_SCAN_CHAIN_MAX=%s is not a positive byte count (a number, optionally with K, M or G)", scan_chain_text);
+        fatal(routine, "ISHMEM_SCAN_CHAIN_MAX=%s is not a positive byte count (a number, optionally with K, M or G)",
+              scan_chain_text);
     for (auto [name, bytes] : {std::pair{"ISHMEM_GPU_COLL_BLOCK_BYTES", &config.gpu_coll_block_bytes},
                                std::pair{"ISHMEM_GPU_REDUCE_BLOCK_BYTES", &config.gpu_reduce_block_bytes}}) {
         const char* text = value_of(name);
@@ -152,13 +195,15 @@ void load_config(bool warn_unknown) {
         size_t most;
         const char* why;
     };
-    for (const gpu_limit& l : {gpu_limit{"ISHMEM_GPU_STAGE_BYTES", &config.gpu_stage_bytes, 32768, "32K (half the data a team's ring holds)"},
-                               gpu_limit{"ISHMEM_GPU_MEDIUM_BYTES", &config.gpu_medium_bytes, 262144, "256K (half a team's medium stage)"},
-                               gpu_limit{"ISHMEM_GPU_MEDIUM_GATHER_BYTES", &config.gpu_medium_gather_bytes, 262144,
-                                         "256K (half a team's medium stage)"},
-                               gpu_limit{"ISHMEM_GPU_MEDIUM_REDUCE_BYTES", &config.gpu_medium_reduce_bytes, 262144,
-                                         "256K (half a team's medium stage)"},
-                               gpu_limit{"ISHMEM_GPU_BROADCAST_PIECE_BYTES", &config.gpu_broadcast_piece, size_t{1} << 30, "1G"}}) {
+    for (const gpu_limit& l :
+         {gpu_limit{"ISHMEM_GPU_STAGE_BYTES", &config.gpu_stage_bytes, 32768,
+                    "32K (half the data a team's ring holds)"},
+          gpu_limit{"ISHMEM_GPU_MEDIUM_BYTES", &config.gpu_medium_bytes, 262144, "256K (half a team's medium stage)"},
+          gpu_limit{"ISHMEM_GPU_MEDIUM_GATHER_BYTES", &config.gpu_medium_gather_bytes, 262144,
+                    "256K (half a team's medium stage)"},
+          gpu_limit{"ISHMEM_GPU_MEDIUM_REDUCE_BYTES", &config.gpu_medium_reduce_bytes, 262144,
+                    "256K (half a team's medium stage)"},
+          gpu_limit{"ISHMEM_GPU_BROADCAST_PIECE_BYTES", &config.gpu_broadcast_piece, size_t{1} << 30, "1G"}}) {
         const char* text = value_of(l.name);
         if (strcmp(text, "0") == 0)
             *l.bytes = 0;
@@ -221,7 +266,8 @@ void load_config(bool warn_unknown) {
     if (!parse_long(sleep_text, 0, 1000000, &config.progress_sleep_us))
         fatal(routine, "ISHMEM_MPI_PROGRESS_SLEEP_US=%s is not an integer in [0, 1000000]", sleep_text);
     const char* proxy_text = value_of("ISHMEM_REMOTE_PROXY");
-    if (!parse_bool(proxy_text, &config.remote_proxy)) fatal(routine, "ISHMEM_REMOTE_PROXY=%s is not 0 or 1", proxy_text);
+    if (!parse_bool(proxy_text, &config.remote_proxy))
+        fatal(routine, "ISHMEM_REMOTE_PROXY=%s is not 0 or 1", proxy_text);
     const char* slots_text = value_of("ISHMEM_PROXY_SLOTS");
     if (!parse_long(slots_text, 4, 1 << 24, &config.proxy_slots))
         fatal(routine, "ISHMEM_PROXY_SLOTS=%s is not an integer in [4, 16777216]", slots_text);

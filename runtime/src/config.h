@@ -7,34 +7,34 @@
 namespace ishmemi {
 
 struct config_t {
-    size_t symmetric_size;       // ISHMEM_SYMMETRIC_SIZE in bytes
-    const char* symmetric_text;  // as written by the user (for messages)
-    bool debug;                  // ISHMEM_DEBUG
-    int teams_max;               // ISHMEM_TEAMS_MAX
-    unsigned barrier_spins;      // ISHMEM_BARRIER_SPINS
-    unsigned wait_spins;         // ISHMEM_WAIT_SPINS
-    size_t gpu_coll_block_bytes; // ISHMEM_GPU_COLL_BLOCK_BYTES
-    size_t gpu_reduce_block_bytes; // ISHMEM_GPU_REDUCE_BLOCK_BYTES
-    size_t gpu_stage_bytes;      // ISHMEM_GPU_STAGE_BYTES (0: off)
-    size_t gpu_medium_bytes;     // ISHMEM_GPU_MEDIUM_BYTES (broadcast; 0: off)
-    size_t gpu_medium_gather_bytes; // ISHMEM_GPU_MEDIUM_GATHER_BYTES (fcollect, alltoall; 0: off)
-    size_t gpu_medium_reduce_bytes; // ISHMEM_GPU_MEDIUM_REDUCE_BYTES (reductions, scans; 0: off)
-    size_t gpu_medium_part;      // ISHMEM_GPU_MEDIUM_PART_BYTES
-    size_t gpu_broadcast_piece;  // ISHMEM_GPU_BROADCAST_PIECE_BYTES (0: no relay)
-    bool gpu_early_launch;       // ISHMEM_GPU_EARLY_LAUNCH
-    const char* backend;         // ISHMEM_BACKEND: host, cuda or auto
-    int device;                  // ISHMEM_DEVICE: an ordinal, or -1 for local
-    bool check_full;             // ISHMEM_CHECK=full
-    uint64_t hang_timeout_ns;    // ISHMEM_HANG_TIMEOUT in ns; 0: off
+    size_t symmetric_size;           // ISHMEM_SYMMETRIC_SIZE in bytes
+    const char* symmetric_text;      // as written by the user (for messages)
+    bool debug;                      // ISHMEM_DEBUG
+    int teams_max;                   // ISHMEM_TEAMS_MAX
+    unsigned barrier_spins;          // ISHMEM_BARRIER_SPINS
+    unsigned wait_spins;             // ISHMEM_WAIT_SPINS
+    size_t gpu_coll_block_bytes;     // ISHMEM_GPU_COLL_BLOCK_BYTES
+    size_t gpu_reduce_block_bytes;   // ISHMEM_GPU_REDUCE_BLOCK_BYTES
+    size_t gpu_stage_bytes;          // ISHMEM_GPU_STAGE_BYTES (0: off)
+    size_t gpu_medium_bytes;         // ISHMEM_GPU_MEDIUM_BYTES (broadcast; 0: off)
+    size_t gpu_medium_gather_bytes;  // ISHMEM_GPU_MEDIUM_GATHER_BYTES (fcollect, alltoall; 0: off)
+    size_t gpu_medium_reduce_bytes;  // ISHMEM_GPU_MEDIUM_REDUCE_BYTES (reductions, scans; 0: off)
+    size_t gpu_medium_part;          // ISHMEM_GPU_MEDIUM_PART_BYTES
+    size_t gpu_broadcast_piece;      // ISHMEM_GPU_BROADCAST_PIECE_BYTES (0: no relay)
+    bool gpu_early_launch;           // ISHMEM_GPU_EARLY_LAUNCH
+    const char* backend;             // ISHMEM_BACKEND: host, cuda or auto
+    int device;                      // ISHMEM_DEVICE: an ordinal, or -1 for local
+    bool check_full;                 // ISHMEM_CHECK=full
+    uint64_t hang_timeout_ns;        // ISHMEM_HANG_TIMEOUT in ns; 0: off
     const char* hang_timeout_text;
-    bool symmetric_globals;      // ISHMEM_SYMMETRIC_GLOBALS
-    int node_split;              // ISHMEM_NODE_SPLIT: 0 by host name, k: every k consecutive PEs a node (pe: 1)
-    int node_cyclic;             // ISHMEM_NODE_SPLIT=cyclic:N: N nodes, PE p on node p mod N; else 0
+    bool symmetric_globals;  // ISHMEM_SYMMETRIC_GLOBALS
+    int node_split;          // ISHMEM_NODE_SPLIT: 0 by host name, k: every k consecutive PEs a node (pe: 1)
+    int node_cyclic;         // ISHMEM_NODE_SPLIT=cyclic:N: N nodes, PE p on node p mod N; else 0
     const char* node_split_text;
-    bool hierarchical;           // ISHMEM_HIERARCHICAL
-    long progress_sleep_us;      // ISHMEM_MPI_PROGRESS_SLEEP_US
-    bool remote_proxy;           // ISHMEM_REMOTE_PROXY
-    long proxy_slots;            // ISHMEM_PROXY_SLOTS
+    bool hierarchical;       // ISHMEM_HIERARCHICAL
+    long progress_sleep_us;  // ISHMEM_MPI_PROGRESS_SLEEP_US
+    bool remote_proxy;       // ISHMEM_REMOTE_PROXY
+    long proxy_slots;        // ISHMEM_PROXY_SLOTS
 };
 extern config_t config;
 

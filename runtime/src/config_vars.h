@@ -19,8 +19,7 @@ inline constexpr config_var config_vars[] = {
     {"ISHMEM_ENABLE_VERBOSE_PRINT", "0",
      "1 starts every ishmemx_print message with the PE, the message type and, where the call names "
      "them, file, line and function."},
-    {"ISHMEM_TEST_TIMEOUT", "60",
-     "Read by the test suite only: seconds one test may run before it fails as hung."},
+    {"ISHMEM_TEST_TIMEOUT", "60", "Read by the test suite only: seconds one test may run before it fails as hung."},
     {"ISHMEM_CC", "cc", "Read by the oshcc compiler wrapper only: the C compiler it calls."},
     {"ISHMEM_CXX", "c++", "Read by the oshc++ compiler wrapper only: the C++ compiler it calls."},
     {"ISHMEM_TEST_WAIT_MS", "5000",

@@ -20,9 +20,7 @@ struct ctx_slot {
 };
 ctx_slot slots[ctx_max];
 
-ctx_slot* slot_of(ishmemx_ctx_t ctx) {
-    return ctx >= 1 && ctx <= ctx_max ? &slots[ctx - 1] : nullptr;
-}
+ctx_slot* slot_of(ishmemx_ctx_t ctx) { return ctx >= 1 && ctx <= ctx_max ? &slots[ctx - 1] : nullptr; }
 
 int create(const char* routine, ishmem_team_t team, long options, ishmemx_ctx_t* ctx) {
     for (int i = 0; i < ctx_max; ++i) {
@@ -47,8 +45,7 @@ ishmem_team_t ctx_team(ishmemx_ctx_t ctx) {
 }
 
 void fail_ctx(const char* routine, ishmemx_ctx_t ctx) {
-    if (slot_of(ctx))
-        fatal(routine, "ctx %d is not a live context (it was destroyed, or its team was)", ctx);
+    if (slot_of(ctx)) fatal(routine, "ctx %d is not a live context (it was destroyed, or its team was)", ctx);
     fatal(routine, "ctx %d is not a context handle", ctx);
 }
 

@@ -19,10 +19,10 @@ enum pe_status : uint64_t {
 // written) and read by any PE for the hang report and the search for wait cycles.
 struct where_record {
     alignas(64) uint64_t gen;
-    int32_t blocked;                 // 1 while in a blocking call
-    int32_t agree_team, agree_for;   // blocked in a collective's agreement: for agree_for's record
-    uint64_t agree_seq;              // ... number agree_seq on team agree_team
-    uint64_t since_ns, left_ns;      // CLOCK_MONOTONIC: when it blocked, when it last left a call
+    int32_t blocked;                // 1 while in a blocking call
+    int32_t agree_team, agree_for;  // blocked in a collective's agreement: for agree_for's record
+    uint64_t agree_seq;             // ... number agree_seq on team agree_team
+    uint64_t since_ns, left_ns;     // CLOCK_MONOTONIC: when it blocked, when it last left a call
     char routine[48], last[48], detail[192];
 };
 
@@ -40,13 +40,9 @@ inline control_block* control(int pe) {
     return reinterpret_cast<control_block*>(internal_base(pe) + internal_control_offset);
 }
 
-inline void set_my_status(pe_status s) {
-    __atomic_store_n(&control(state.my_pe)->status, s, __ATOMIC_RELEASE);
-}
+inline void set_my_status(pe_status s) { __atomic_store_n(&control(state.my_pe)->status, s, __ATOMIC_RELEASE); }
 
-inline uint64_t status_of(int pe) {
-    return __atomic_load_n(&control(pe)->status, __ATOMIC_ACQUIRE);
-}
+inline uint64_t status_of(int pe) { return __atomic_load_n(&control(pe)->status, __ATOMIC_ACQUIRE); }
 
 // The job is being stopped by stop_signal (ishmrun got it): the first PE to claim the report prints
 // where every PE is (checks.cpp). Called from the PE's signal handler.

@@ -22,8 +22,10 @@ const char* named(const char* routine) {
     if (!openshmem_names || !routine) return routine;
     thread_local char buf[128];
     const char* rest = nullptr;
-    if (strncmp(routine, "ishmemx_", 8) == 0) rest = routine + 8;
-    else if (strncmp(routine, "ishmem_", 7) == 0) rest = routine + 7;
+    if (strncmp(routine, "ishmemx_", 8) == 0)
+        rest = routine + 8;
+    else if (strncmp(routine, "ishmem_", 7) == 0)
+        rest = routine + 7;
     if (!rest) return routine;
     snprintf(buf, sizeof buf, "shmem_%s", rest);
     return buf;
@@ -33,16 +35,20 @@ const char* named(const char* routine) {
 // (ISHMEM_TEAM_INVALID -> SHMEM_TEAM_INVALID), in place. Environment variables (ISHMEM_SYMMETRIC_SIZE)
 // keep their names: only the prefixes of constants that shmem.h renames are rewritten.
 void rename_in_text(char* text) {
-    static const char* const constants[] = {"ISHMEM_CMP_", "ISHMEM_SIGNAL_", "ISHMEM_TEAM_", "ISHMEMX_CTX_",
-                                            "ISHMEMX_MALLOC_", "ISHMEM_THREAD_"};
+    static const char* const constants[] = {"ISHMEM_CMP_",  "ISHMEM_SIGNAL_",  "ISHMEM_TEAM_",
+                                            "ISHMEMX_CTX_", "ISHMEMX_MALLOC_", "ISHMEM_THREAD_"};
     std::string out;
     for (const char* p = text; *p;) {
         const bool word_start = p == text || !(isalnum(static_cast<unsigned char>(p[-1])) || p[-1] == '_');
         size_t skip = 0;
-        if (word_start && strncmp(p, "ishmemx_", 8) == 0) skip = 8;
-        else if (word_start && strncmp(p, "ishmem_", 7) == 0) skip = 7;
-        else if (word_start && strncmp(p, "ISHMEMX_", 8) == 0) skip = 8;
-        else if (word_start && strncmp(p, "ISHMEM_", 7) == 0) skip = 7;
+        if (word_start && strncmp(p, "ishmemx_", 8) == 0)
+            skip = 8;
+        else if (word_start && strncmp(p, "ishmem_", 7) == 0)
+            skip = 7;
+        else if (word_start && strncmp(p, "ISHMEMX_", 8) == 0)
+            skip = 8;
+        else if (word_start && strncmp(p, "ISHMEM_", 7) == 0)
+            skip = 7;
         bool rename = skip != 0 && islower(static_cast<unsigned char>(p[0]));
         for (const char* c : constants) rename = rename || (skip != 0 && strncmp(p, c, strlen(c)) == 0);
         if (rename) {
@@ -128,14 +134,14 @@ void fail_symmetric(const char* routine, const char* param, const void* addr, si
         fatal(routine, "%s (%p) with %zu bytes runs past the end of the program's symmetric data and bss [%p, %p)",
               param, addr, bytes, static_cast<const void*>(glo), static_cast<const void*>(ghi));
     if (glo)
-        fatal(routine, "%s (%p) is outside the symmetric heap [%p, %p) and the program's symmetric data and bss "
-              "[%p, %p) (a stack, heap or shared library's variable is not symmetric)", param, addr,
-              static_cast<const void*>(base), static_cast<const void*>(base + state.heap_size),
+        fatal(routine,
+              "%s (%p) is outside the symmetric heap [%p, %p) and the program's symmetric data and bss "
+              "[%p, %p) (a stack, heap or shared library's variable is not symmetric)",
+              param, addr, static_cast<const void*>(base), static_cast<const void*>(base + state.heap_size),
               static_cast<const void*>(glo), static_cast<const void*>(ghi));
     fatal(routine, "%s (%p) is outside the symmetric heap [%p, %p)%s", param, addr, static_cast<const void*>(base),
           static_cast<const void*>(base + state.heap_size),
-          state.backend == backend_kind::host ? ""
-                                              : " (global variables are symmetric only on the host backend)");
+          state.backend == backend_kind::host ? "" : " (global variables are symmetric only on the host backend)");
 }
 
 void fail_nonnull(const char* routine, const char* param, size_t count) {
@@ -143,13 +149,13 @@ void fail_nonnull(const char* routine, const char* param, size_t count) {
 }
 
 void fail_sig_op(const char* routine, int sig_op) {
-    fatal(routine, "sig_op %d is neither ISHMEM_SIGNAL_SET (%d) nor ISHMEM_SIGNAL_ADD (%d)", sig_op,
-          ISHMEM_SIGNAL_SET, ISHMEM_SIGNAL_ADD);
+    fatal(routine, "sig_op %d is neither ISHMEM_SIGNAL_SET (%d) nor ISHMEM_SIGNAL_ADD (%d)", sig_op, ISHMEM_SIGNAL_SET,
+          ISHMEM_SIGNAL_ADD);
 }
 
 void fail_cmp(const char* routine, int cmp) {
-    fatal(routine, "cmp %d is not a comparison operator (ISHMEM_CMP_EQ..ISHMEM_CMP_LE, %d..%d)", cmp,
-          ISHMEM_CMP_EQ, ISHMEM_CMP_LE);
+    fatal(routine, "cmp %d is not a comparison operator (ISHMEM_CMP_EQ..ISHMEM_CMP_LE, %d..%d)", cmp, ISHMEM_CMP_EQ,
+          ISHMEM_CMP_LE);
 }
 
 void fail_power_of_two(const char* routine, const char* param, size_t v) {

@@ -54,16 +54,10 @@ double share_ms = 0;
 // those bytes are redzones, which a checked pwrite or memcpy would report as an overflow of the
 // variable before them. The copies therefore go through the system call itself, which reads and
 // writes the pages as the kernel sees them; no variable is read as an object.
-ssize_t raw_pwrite(int fd, const void* buf, size_t n, off_t off) {
-    return syscall(SYS_pwrite64, fd, buf, n, off);
-}
-ssize_t raw_pread(int fd, void* buf, size_t n, off_t off) {
-    return syscall(SYS_pread64, fd, buf, n, off);
-}
+ssize_t raw_pwrite(int fd, const void* buf, size_t n, off_t off) { return syscall(SYS_pwrite64, fd, buf, n, off); }
+ssize_t raw_pread(int fd, void* buf, size_t n, off_t off) { return syscall(SYS_pread64, fd, buf, n, off); }
 
-size_t page_size() {
-    return static_cast<size_t>(sysconf(_SC_PAGESIZE));
-}
+size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
 
 struct first_object {
     bool found = false;
@@ -106,7 +100,8 @@ void copy_into(int fd, char* lo, size_t size, char* file_hi) {
             loaded_n = std::min(entries.size(), npages - i);
             const size_t first = reinterpret_cast<uintptr_t>(lo) / page + i;
             const ssize_t want = static_cast<ssize_t>(loaded_n * sizeof(uint64_t));
-            if (pread(pm, entries.data(), static_cast<size_t>(want), static_cast<off_t>(first * sizeof(uint64_t))) != want) {
+            if (pread(pm, entries.data(), static_cast<size_t>(want), static_cast<off_t>(first * sizeof(uint64_t))) !=
+                want) {
                 close(pm);
                 pm = -1;
                 copy = true;
@@ -286,9 +281,7 @@ void globals_share(bootstrap& boot, const globals_segment& g, char* const* peer_
     share_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-double globals_share_ms() {
-    return share_ms;
-}
+double globals_share_ms() { return share_ms; }
 
 void globals_unshare() {
     for (char* p : peer_maps) munmap(p, peer_map_size);

@@ -14,7 +14,7 @@ struct globals_segment {
     char* hi = nullptr;      // one past the end of bss
     char* map_lo = nullptr;  // [map_lo, map_lo + map_size): the pages that hold [lo, hi)
     size_t map_size = 0;
-    uintptr_t bias = 0;      // load address of the executable (lo - bias is the same on every PE)
+    uintptr_t bias = 0;  // load address of the executable (lo - bias is the same on every PE)
 };
 
 // Finds the executable's data/bss (empty when ISHMEM_SYMMETRIC_GLOBALS=0 or it has none) and

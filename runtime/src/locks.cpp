@@ -34,7 +34,8 @@ void set_lock(long* lock) {
 int test_lock(long* lock) {
     long word = atomic_fetch(lock, home);
     while (next_ticket(word) == serving(word)) {  // free: take the next ticket, which is served at once
-        const long seen = atomic_compare_swap(lock, word, static_cast<long>(static_cast<uint64_t>(word) + next_ticket_one), home);
+        const long seen =
+            atomic_compare_swap(lock, word, static_cast<long>(static_cast<uint64_t>(word) + next_ticket_one), home);
         if (seen == word) return 0;
         word = seen;
     }

@@ -46,8 +46,10 @@ size_t heap_offset(const void* ptr) {
 
 void* allocate(const char* routine, size_t size, size_t alignment) {
     check_init(routine);
-    if (alignment) agree_on_block(routine, "alignment %zu, size %zu", alignment, size);
-    else agree_on_block(routine, "size %zu", size);
+    if (alignment)
+        agree_on_block(routine, "alignment %zu, size %zu", alignment, size);
+    else
+        agree_on_block(routine, "size %zu", size);
     if (size == 0) return nullptr;
     size_t largest = 0;
     size_t offset = allocator_take(size, alignment, &largest);
@@ -63,9 +65,7 @@ void* allocate(const char* routine, size_t size, size_t alignment) {
 
 }  // namespace
 
-void* malloc(size_t size) {
-    return allocate("ishmem_malloc", size, 0);
-}
+void* malloc(size_t size) { return allocate("ishmem_malloc", size, 0); }
 
 void* align(size_t alignment, size_t size) {
     check_init("ishmem_align");
@@ -109,8 +109,10 @@ void* calloc(size_t count, size_t size) {
 void* realloc(void* ptr, size_t size) {
     const char* routine = "ishmemx_realloc";
     check_init(routine);
-    if (ptr) agree_on_block(routine, "ptr at offset %zu, size %zu", heap_offset(ptr), size);
-    else agree_on_block(routine, "ptr null, size %zu", size);
+    if (ptr)
+        agree_on_block(routine, "ptr at offset %zu, size %zu", heap_offset(ptr), size);
+    else
+        agree_on_block(routine, "ptr null, size %zu", size);
     if (!ptr) return allocate(routine, size, 0);
     if (size == 0) {
         free(ptr);
@@ -125,7 +127,9 @@ void* realloc(void* ptr, size_t size) {
     const size_t new_off = allocator_take(size, 0, &largest);
     void* p = nullptr;
     if (new_off == SIZE_MAX) {
-        warn(routine, "cannot resize a block to %zu bytes: only %zu bytes left in the symmetric heap (ISHMEM_SYMMETRIC_SIZE=%s); the block is unchanged",
+        warn(routine,
+             "cannot resize a block to %zu bytes: only %zu bytes left in the symmetric heap "
+             "(ISHMEM_SYMMETRIC_SIZE=%s); the block is unchanged",
              size, largest, config.symmetric_text);
     } else {
         p = state.heap_base + new_off;
@@ -143,14 +147,16 @@ void* realloc(void* ptr, size_t size) {
 void free(void* ptr) {
     const char* routine = "ishmem_free";
     check_init(routine);
-    if (ptr) agree_on_block(routine, "ptr at heap offset %zu", heap_offset(ptr));
-    else agree_on_block(routine, "ptr null");
+    if (ptr)
+        agree_on_block(routine, "ptr at heap offset %zu", heap_offset(ptr));
+    else
+        agree_on_block(routine, "ptr null");
     barrier_all(routine);  // nobody may still be using the block on any PE
     if (!ptr) return;
     uintptr_t off = reinterpret_cast<uintptr_t>(ptr) - reinterpret_cast<uintptr_t>(state.heap_base);
     if (off >= state.heap_size || !allocator_give_back(off))
-        fatal(routine, "ptr (%p) was not returned by ishmem_malloc, ishmem_align or ishmem_calloc, or was freed already",
-              ptr);
+        fatal(routine,
+              "ptr (%p) was not returned by ishmem_malloc, ishmem_align or ishmem_calloc, or was freed already", ptr);
 }
 
 }  // namespace ishmemi::impl

@@ -41,17 +41,11 @@ void nodes_find(bootstrap& boot) {
     }
 }
 
-void nodes_clear() {
-    nodes.clear();
-}
+void nodes_clear() { nodes.clear(); }
 
-const int* node_table() {
-    return nodes.data();
-}
+const int* node_table() { return nodes.data(); }
 
-int node_of(int pe) {
-    return nodes[static_cast<size_t>(pe)];
-}
+int node_of(int pe) { return nodes[static_cast<size_t>(pe)]; }
 
 bool job_on_one_node() {
     for (int node : nodes)

@@ -75,19 +75,20 @@ using namespace ishmemi;
 using namespace ishmemi::openshmem;
 
 ISHMEM_C_API void ishmemi_aset_barrier(const char* routine, int complete, int PE_start, int logPE_stride, int PE_size,
-                                      long* pSync) {
+                                       long* pSync) {
     const active_set s = make_set(routine, PE_start, logPE_stride, PE_size, pSync, 2);
     set_barrier(s, pSync, complete != 0);
 }
 
 ISHMEM_C_API void ishmemi_aset_broadcast(const char* routine, void* dest, const void* source, size_t nelems,
-                                        size_t elem, int PE_root, int PE_start, int logPE_stride, int PE_size,
-                                        long* pSync) {
+                                         size_t elem, int PE_root, int PE_start, int logPE_stride, int PE_size,
+                                         long* pSync) {
     const active_set s = make_set(routine, PE_start, logPE_stride, PE_size, pSync, 2);
     const size_t bytes = bytes_of(routine, "nelems", nelems, elem);
     check_symmetric(routine, "dest", dest, bytes);
     check_symmetric(routine, "source", source, bytes);
-    if (PE_root < 0 || PE_root >= PE_size) fatal(routine, "PE_root %d is not in the active set of %d PEs", PE_root, PE_size);
+    if (PE_root < 0 || PE_root >= PE_size)
+        fatal(routine, "PE_root %d is not in the active set of %d PEs", PE_root, PE_size);
     set_barrier(s, pSync, false);
     if (s.me == PE_root)  // OpenSHMEM's active-set broadcast leaves the root's dest as it was
         for (int i = 0; i < s.size; ++i)
@@ -96,7 +97,7 @@ ISHMEM_C_API void ishmemi_aset_broadcast(const char* routine, void* dest, const 
 }
 
 ISHMEM_C_API void ishmemi_aset_fcollect(const char* routine, void* dest, const void* source, size_t nelems, size_t elem,
-                                       int PE_start, int logPE_stride, int PE_size, long* pSync) {
+                                        int PE_start, int logPE_stride, int PE_size, long* pSync) {
     const active_set s = make_set(routine, PE_start, logPE_stride, PE_size, pSync, 2);
     const size_t bytes = bytes_of(routine, "nelems", nelems, elem);
     check_symmetric(routine, "dest", dest, bytes_of(routine, "nelems", bytes, static_cast<size_t>(PE_size)));
@@ -111,7 +112,7 @@ ISHMEM_C_API void ishmemi_aset_fcollect(const char* routine, void* dest, const v
 
 // pSync[2] holds this PE's count during the call, for the members after it to find their offsets.
 ISHMEM_C_API void ishmemi_aset_collect(const char* routine, void* dest, const void* source, size_t nelems, size_t elem,
-                                      int PE_start, int logPE_stride, int PE_size, long* pSync) {
+                                       int PE_start, int logPE_stride, int PE_size, long* pSync) {
     const active_set s = make_set(routine, PE_start, logPE_stride, PE_size, pSync, 3);
     const size_t bytes = bytes_of(routine, "nelems", nelems, elem);
     check_symmetric(routine, "dest", dest, 0);
@@ -129,8 +130,8 @@ ISHMEM_C_API void ishmemi_aset_collect(const char* routine, void* dest, const vo
 }
 
 ISHMEM_C_API void ishmemi_aset_alltoalls(const char* routine, void* dest, const void* source, ptrdiff_t dst,
-                                        ptrdiff_t sst, size_t nelems, size_t elem, int PE_start, int logPE_stride,
-                                        int PE_size, long* pSync) {
+                                         ptrdiff_t sst, size_t nelems, size_t elem, int PE_start, int logPE_stride,
+                                         int PE_size, long* pSync) {
     const active_set s = make_set(routine, PE_start, logPE_stride, PE_size, pSync, 2);
     if (dst < 1) fail_positive(routine, "dst", dst);
     if (sst < 1) fail_positive(routine, "sst", sst);
@@ -143,10 +144,14 @@ ISHMEM_C_API void ishmemi_aset_alltoalls(const char* routine, void* dest, const 
     for (int k = 0; k < s.size && nelems > 0; ++k) {
         const int j = (s.me + k) % s.size;
         char* d = static_cast<char*>(dest) + static_cast<size_t>(s.me) * nelems * static_cast<size_t>(dst) * elem;
-        const char* src = static_cast<const char*>(source) + static_cast<size_t>(j) * nelems * static_cast<size_t>(sst) * elem;
-        if (dst == 1 && sst == 1) ishmem_putmem(d, src, nelems * elem, s.pe(j));
-        else if (elem == 4) ishmem_iput32(d, src, dst, sst, nelems, s.pe(j));
-        else ishmem_iput64(d, src, dst, sst, nelems, s.pe(j));
+        const char* src =
+            static_cast<const char*>(source) + static_cast<size_t>(j) * nelems * static_cast<size_t>(sst) * elem;
+        if (dst == 1 && sst == 1)
+            ishmem_putmem(d, src, nelems * elem, s.pe(j));
+        else if (elem == 4)
+            ishmem_iput32(d, src, dst, sst, nelems, s.pe(j));
+        else
+            ishmem_iput64(d, src, dst, sst, nelems, s.pe(j));
     }
     set_barrier(s, pSync, true);
 }
@@ -154,8 +159,8 @@ ISHMEM_C_API void ishmemi_aset_alltoalls(const char* routine, void* dest, const 
 // Every member reads every member's source and combines them in set order into a buffer of its
 // own, then writes dest after a barrier (dest may be source).
 ISHMEM_C_API void ishmemi_aset_reduce(const char* routine, int op, int type, void* dest, const void* source,
-                                     int nreduce, int PE_start, int logPE_stride, int PE_size, const void* pWrk,
-                                     long* pSync) {
+                                      int nreduce, int PE_start, int logPE_stride, int PE_size, const void* pWrk,
+                                      long* pSync) {
     const active_set s = make_set(routine, PE_start, logPE_stride, PE_size, pSync, 2);
     if (!op_allowed(type, op)) fatal(routine, "no %s reduction for this element type", op_name(op));
     if (nreduce < 0) fatal(routine, "nreduce %d is negative", nreduce);

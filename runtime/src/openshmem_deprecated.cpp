@@ -26,12 +26,18 @@ ISHMEM_C_API void ishmemi_start_pes(int npes) {
 namespace {
 template <class T> bool satisfied(T v, int cmp, T value) {
     switch (cmp) {
-        case ISHMEM_CMP_EQ: return v == value;
-        case ISHMEM_CMP_NE: return v != value;
-        case ISHMEM_CMP_GT: return v > value;
-        case ISHMEM_CMP_GE: return v >= value;
-        case ISHMEM_CMP_LT: return v < value;
-        default: return v <= value;
+        case ISHMEM_CMP_EQ:
+            return v == value;
+        case ISHMEM_CMP_NE:
+            return v != value;
+        case ISHMEM_CMP_GT:
+            return v > value;
+        case ISHMEM_CMP_GE:
+            return v >= value;
+        case ISHMEM_CMP_LT:
+            return v < value;
+        default:
+            return v <= value;
     }
 }
 

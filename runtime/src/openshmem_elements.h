@@ -27,31 +27,57 @@ template <class T> constexpr bool is_complex<std::complex<T>> = true;
 template <class T> void combine(int o, T* acc, const T* in, size_t n) {
     for (size_t i = 0; i < n; ++i) {
         if constexpr (std::is_integral_v<T>) {
-            if (o == o_and) { acc[i] &= in[i]; continue; }
-            if (o == o_or) { acc[i] |= in[i]; continue; }
-            if (o == o_xor) { acc[i] ^= in[i]; continue; }
+            if (o == o_and) {
+                acc[i] &= in[i];
+                continue;
+            }
+            if (o == o_or) {
+                acc[i] |= in[i];
+                continue;
+            }
+            if (o == o_xor) {
+                acc[i] ^= in[i];
+                continue;
+            }
         }
         if constexpr (!is_complex<T>) {
-            if (o == o_max) { if (in[i] > acc[i]) acc[i] = in[i]; continue; }
-            if (o == o_min) { if (in[i] < acc[i]) acc[i] = in[i]; continue; }
+            if (o == o_max) {
+                if (in[i] > acc[i]) acc[i] = in[i];
+                continue;
+            }
+            if (o == o_min) {
+                if (in[i] < acc[i]) acc[i] = in[i];
+                continue;
+            }
         }
-        if (o == o_sum) acc[i] += in[i];
-        else acc[i] *= in[i];
+        if (o == o_sum)
+            acc[i] += in[i];
+        else
+            acc[i] *= in[i];
     }
 }
 
 // Calls f(T{}) with the C++ type of element e.
 template <class F> auto with_elem(int e, F&& f) {
     switch (e) {
-        case e_short: return f(short{});
-        case e_int: return f(int{});
-        case e_long: return f(long{});
-        case e_longlong: return f((long long){});
-        case e_float: return f(float{});
-        case e_double: return f(double{});
-        case e_longdouble: return f((long double){});
-        case e_complexf: return f(std::complex<float>{});
-        default: return f(std::complex<double>{});
+        case e_short:
+            return f(short{});
+        case e_int:
+            return f(int{});
+        case e_long:
+            return f(long{});
+        case e_longlong:
+            return f((long long){});
+        case e_float:
+            return f(float{});
+        case e_double:
+            return f(double{});
+        case e_longdouble:
+            return f((long double){});
+        case e_complexf:
+            return f(std::complex<float>{});
+        default:
+            return f(std::complex<double>{});
     }
 }
 

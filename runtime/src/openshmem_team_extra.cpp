@@ -17,7 +17,7 @@ using namespace ishmemi;
 using namespace ishmemi::openshmem;
 
 ISHMEM_C_API int ishmemi_team_reduce_extra(const char* routine, int op, int type, ishmem_team_t team, void* dest,
-                                          const void* source, size_t nreduce) {
+                                           const void* source, size_t nreduce) {
     check_init(routine);
     if (!op_allowed(type, op)) fatal(routine, "no %s reduction for this element type", op_name(op));
     const size_t size = elem_size(type);
@@ -58,7 +58,7 @@ ISHMEM_C_API int ishmemi_team_reduce_extra(const char* routine, int op, int type
 // Every member writes its block for member j into j's dest with a strided put, between two team
 // synchronizations (the first: every dest may be written; the second: every block has arrived).
 ISHMEM_C_API int ishmemi_team_alltoalls_extra(const char* routine, ishmem_team_t team, void* dest, const void* source,
-                                             ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem) {
+                                              ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem) {
     check_init(routine);
     if (dst < 1) fail_positive(routine, "dst", dst);
     if (sst < 1) fail_positive(routine, "sst", sst);
@@ -68,7 +68,8 @@ ISHMEM_C_API int ishmemi_team_alltoalls_extra(const char* routine, ishmem_team_t
         return -1;
     }
     const size_t count = nelems * static_cast<size_t>(n);
-    if (nelems && (count / static_cast<size_t>(n) != nelems || (count - 1) > SIZE_MAX / elem / static_cast<size_t>(dst > sst ? dst : sst)))
+    if (nelems && (count / static_cast<size_t>(n) != nelems ||
+                   (count - 1) > SIZE_MAX / elem / static_cast<size_t>(dst > sst ? dst : sst)))
         fatal(routine, "nelems %zu times the team's %d PEs at its stride overflows size_t", nelems, n);
     if (count) {
         check_symmetric(routine, "dest", dest, ((count - 1) * static_cast<size_t>(dst) + 1) * elem);
@@ -78,7 +79,8 @@ ISHMEM_C_API int ishmemi_team_alltoalls_extra(const char* routine, ishmem_team_t
     for (int k = 0; k < n && nelems; ++k) {
         const int j = (me + k) % n;
         char* d = static_cast<char*>(dest) + static_cast<size_t>(me) * nelems * static_cast<size_t>(dst) * elem;
-        const char* s = static_cast<const char*>(source) + static_cast<size_t>(j) * nelems * static_cast<size_t>(sst) * elem;
+        const char* s =
+            static_cast<const char*>(source) + static_cast<size_t>(j) * nelems * static_cast<size_t>(sst) * elem;
         ishmem_iput128(d, s, dst, sst, nelems, ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD));
     }
     ishmem_quiet();

@@ -30,12 +30,18 @@ bool env_on(const char* name) {
 
 std::string type_name(int type) {
     switch (type) {
-        case DEBUG: return "debug";
-        case WARNING: return "warning";
-        case ERROR: return "error";
-        case STDOUT: return "stdout";
-        case STDERR: return "stderr";
-        default: return "message type " + std::to_string(type);
+        case DEBUG:
+            return "debug";
+        case WARNING:
+            return "warning";
+        case ERROR:
+            return "error";
+        case STDOUT:
+            return "stdout";
+        case STDERR:
+            return "stderr";
+        default:
+            return "message type " + std::to_string(type);
     }
 }
 
@@ -53,9 +59,7 @@ void write_all(int fd, const std::string& text) {
 
 }  // namespace
 
-bool print_debug_enabled() {
-    return env_on("ISHMEM_DEBUG");
-}
+bool print_debug_enabled() { return env_on("ISHMEM_DEBUG"); }
 
 void print_message(const print_request& r) {
     if (r.type == DEBUG && !print_debug_enabled()) return;

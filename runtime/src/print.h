@@ -5,12 +5,12 @@
 namespace ishmemi {
 
 struct print_request {
-    const char* file;   // null: no location in the verbose prefix
+    const char* file;  // null: no location in the verbose prefix
     long line;
-    const char* func;   // null: left out
-    const char* out;    // the message, not null
-    int type;           // an ishmemx_print_msg_type_t
-    long long block;    // device code: the printing block and thread (linear indices); -1 for the host
+    const char* func;  // null: left out
+    const char* out;   // the message, not null
+    int type;          // an ishmemx_print_msg_type_t
+    long long block;   // device code: the printing block and thread (linear indices); -1 for the host
     long long thread;
 };
 

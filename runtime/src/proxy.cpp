@@ -187,8 +187,12 @@ class proxy_transport final : public transport {
     uint64_t perform(const request& q) {
         transport& t = *inner_;
         switch (q.op) {
-            case proxy::req_put: t.put(ptr(q.dest), ptr(q.source), q.bytes, q.pe, q.flags & proxy::flag_nbi); return 0;
-            case proxy::req_get: t.get(ptr(q.dest), ptr(q.source), q.bytes, q.pe, false); return 0;
+            case proxy::req_put:
+                t.put(ptr(q.dest), ptr(q.source), q.bytes, q.pe, q.flags & proxy::flag_nbi);
+                return 0;
+            case proxy::req_get:
+                t.get(ptr(q.dest), ptr(q.source), q.bytes, q.pe, false);
+                return 0;
             case proxy::req_put_strided:
                 t.put_strided(ptr(q.dest), static_cast<ptrdiff_t>(q.cond), ptr(q.source),
                               static_cast<ptrdiff_t>(q.sig_addr), q.bytes, q.value, q.pe);
@@ -199,7 +203,9 @@ class proxy_transport final : public transport {
                 return 0;
             case proxy::req_amo:
                 return t.amo(static_cast<rmw_op>(q.rmw), ptr(q.dest), q.size, q.value, q.cond, q.pe);
-            case proxy::req_amo_post: t.amo_post(static_cast<rmw_op>(q.rmw), ptr(q.dest), q.size, q.value, q.pe); return 0;
+            case proxy::req_amo_post:
+                t.amo_post(static_cast<rmw_op>(q.rmw), ptr(q.dest), q.size, q.value, q.pe);
+                return 0;
             case proxy::req_put_signal: {
                 auto* sig = static_cast<uint64_t*>(ptr(q.sig_addr));
                 const bool add = q.flags & proxy::flag_add;
@@ -210,10 +216,17 @@ class proxy_transport final : public transport {
                 }
                 return 0;
             }
-            case proxy::req_flush: t.flush(q.pe); return 0;
-            case proxy::req_fence: t.fence(); return 0;
-            case proxy::req_quiet: t.quiet(); return 0;
-            default: return 0;  // req_nop
+            case proxy::req_flush:
+                t.flush(q.pe);
+                return 0;
+            case proxy::req_fence:
+                t.fence();
+                return 0;
+            case proxy::req_quiet:
+                t.quiet();
+                return 0;
+            default:
+                return 0;  // req_nop
         }
     }
 

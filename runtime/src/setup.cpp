@@ -56,8 +56,10 @@ backend_kind choose_backend(const ishmemx_attr_t* attr, const char* routine) {
     boot->allgather(&mine, all.data(), sizeof mine);
     for (int pe = 0; pe < state.n_pes; ++pe)
         if (all[pe] != mine)
-            fatal(routine, "PEs disagree on the backend: %s here, %s on PE %d (set ISHMEM_BACKEND, or give every "
-                  "PE a GPU)", mine ? "cuda" : "host", all[pe] ? "cuda" : "host", pe);
+            fatal(routine,
+                  "PEs disagree on the backend: %s here, %s on PE %d (set ISHMEM_BACKEND, or give every "
+                  "PE a GPU)",
+                  mine ? "cuda" : "host", all[pe] ? "cuda" : "host", pe);
     return b;
 }
 
@@ -119,7 +121,8 @@ void initialize(ishmemx_attr_t* attr, const char* routine) {
     state.backend = choose_backend(attr, routine);
     check_settings_agree(routine);
     if (state.backend == backend_kind::cuda && !job_on_one_node())
-        fatal(routine, "the CUDA backend runs on one node only, and this job's PEs are on several "
+        fatal(routine,
+              "the CUDA backend runs on one node only, and this job's PEs are on several "
               "(ISHMEM_NODE_SPLIT=%s); use ISHMEM_BACKEND=host for jobs over several nodes",
               config.node_split_text);
     if (state.backend == backend_kind::cuda) gpu_backend_bind(*boot);
@@ -129,7 +132,8 @@ void initialize(ishmemx_attr_t* attr, const char* routine) {
     if (!job_on_one_node()) {
         remote_owner = boot->make_transport(config.progress_sleep_us);
         if (!remote_owner)
-            fatal(routine, "the PEs are on several nodes (ISHMEM_NODE_SPLIT=%s), but the %s bootstrap reaches one "
+            fatal(routine,
+                  "the PEs are on several nodes (ISHMEM_NODE_SPLIT=%s), but the %s bootstrap reaches one "
                   "node only: start the job with mpirun and link ishmem::mpi (or set ISHMEM_RUNTIME=mpi)",
                   config.node_split_text, kind);
         if (config.remote_proxy) remote_owner = make_proxy_transport(std::move(remote_owner), config.proxy_slots);
@@ -146,8 +150,9 @@ void initialize(ishmemx_attr_t* attr, const char* routine) {
     (void)exit_hook;
     state.initialized = true;
     state.finalized = false;
-    debug(routine, "%d PEs, bootstrap %s, backend %s, symmetric heap %zu bytes at %p (ISHMEM_SYMMETRIC_SIZE=%s)", state.n_pes,
-          kind, state.backend == backend_kind::cuda ? "cuda" : "host", state.heap_size, static_cast<void*>(state.heap_base), config.symmetric_text);
+    debug(routine, "%d PEs, bootstrap %s, backend %s, symmetric heap %zu bytes at %p (ISHMEM_SYMMETRIC_SIZE=%s)",
+          state.n_pes, kind, state.backend == backend_kind::cuda ? "cuda" : "host", state.heap_size,
+          static_cast<void*>(state.heap_base), config.symmetric_text);
     if (state.globals_size)
         debug(routine, "global and static variables symmetric: [%p, %p) (%zu bytes of data and bss; shared in %.2f ms)",
               static_cast<void*>(state.globals_base), static_cast<void*>(state.globals_base + state.globals_size),
@@ -156,33 +161,27 @@ void initialize(ishmemx_attr_t* attr, const char* routine) {
 
 }  // namespace
 
-bootstrap* active_bootstrap() {
-    return boot.get();
-}
+bootstrap* active_bootstrap() { return boot.get(); }
 
 namespace impl {
 
-void init() {
-    initialize(nullptr, "ishmem_init");
-}
+void init() { initialize(nullptr, "ishmem_init"); }
 
-void init_attr(ishmemx_attr_t* attr) {
-    initialize(attr, "ishmemx_init_attr");
-}
+void init_attr(ishmemx_attr_t* attr) { initialize(attr, "ishmemx_init_attr"); }
 
 int init_thread(int requested, int* provided) {
     const char* routine = "ishmem_init_thread";
     if (requested < ISHMEM_THREAD_SINGLE || requested > ISHMEM_THREAD_MULTIPLE)
-        warn(routine, "requested %d is not a thread level (ISHMEM_THREAD_SINGLE..MULTIPLE); providing "
-             "ISHMEM_THREAD_MULTIPLE", requested);
+        warn(routine,
+             "requested %d is not a thread level (ISHMEM_THREAD_SINGLE..MULTIPLE); providing "
+             "ISHMEM_THREAD_MULTIPLE",
+             requested);
     initialize(nullptr, routine);
     if (provided) *provided = ISHMEM_THREAD_MULTIPLE;
     return 0;
 }
 
-void query_thread(int* provided) {
-    *provided = ISHMEM_THREAD_MULTIPLE;
-}
+void query_thread(int* provided) { *provided = ISHMEM_THREAD_MULTIPLE; }
 
 void finalize() {
     if (!state.initialized) {
@@ -213,13 +212,9 @@ void global_exit(int status) {
     _exit(status);
 }
 
-void query_initialized(int* initialized) {
-    *initialized = state.initialized ? 1 : 0;
-}
+void query_initialized(int* initialized) { *initialized = state.initialized ? 1 : 0; }
 
-ishmemx_runtime_type_t runtime_get_type() {
-    return runtime_type;
-}
+ishmemx_runtime_type_t runtime_get_type() { return runtime_type; }
 
 }  // namespace impl
 }  // namespace ishmemi

@@ -14,9 +14,7 @@ std::atomic<size_t> any_scan_table[size_t{1} << any_scan_table_bits];
 
 namespace {
 
-barrier_slot* slot_at(int pe, size_t offset) {
-    return reinterpret_cast<barrier_slot*>(internal_base(pe) + offset);
-}
+barrier_slot* slot_at(int pe, size_t offset) { return reinterpret_cast<barrier_slot*>(internal_base(pe) + offset); }
 
 }  // namespace
 
@@ -72,9 +70,7 @@ void barrier_all(const char* routine) {
     barrier_pes(0, 1, state.n_pes, state.my_pe, world_barrier_offset, routine);
 }
 
-void barrier_all() {
-    barrier_all("ishmem_barrier_all");
-}
+void barrier_all() { barrier_all("ishmem_barrier_all"); }
 
 void sync_all() {
     coll::watched_call wc(coll::alone{}, ISHMEM_TEAM_WORLD, "ishmem_sync_all", -1, UINT64_MAX, 0, nullptr);

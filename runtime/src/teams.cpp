@@ -218,8 +218,8 @@ bool report_bad_team_pe(const char* routine, ishmem_team_t team, const char* par
 bool report_partial_overlap(const char* routine, const char* a, const void* pa, const char* b, const void* pb,
                             size_t bytes) {
     if (!routine) return false;
-    warn(routine, "%s %p and %s %p overlap partly over %zu bytes (they must be the same array or disjoint)", a, pa,
-         b, pb, bytes);
+    warn(routine, "%s %p and %s %p overlap partly over %zu bytes (they must be the same array or disjoint)", a, pa, b,
+         pb, bytes);
     return false;
 }
 

@@ -7,8 +7,8 @@
 
 #include "check.h"
 
-static long counter;          /* bss: a symmetric global */
-static int ring[8] = {1, 2};  /* data */
+static long counter;         /* bss: a symmetric global */
+static int ring[8] = {1, 2}; /* data */
 static uint64_t flag;
 
 int main(void) {
@@ -21,10 +21,10 @@ int main(void) {
     long* buf = (long*)ishmem_malloc(16 * sizeof(long));
     long src[4] = {me, me + 10, me + 20, me + 30};
     ishmem_long_put(buf, src, 4, right);
-    ishmem_put(buf + 4, src, 4, right);           /* _Generic: long */
+    ishmem_put(buf + 4, src, 4, right); /* _Generic: long */
     int isrc[2] = {100 + me, 200 + me};
-    ishmem_put(ring + 2, isrc, 2, right);         /* _Generic: int, a data-segment target */
-    ishmem_p(&counter, 7 + me, right);            /* int literal converted to long */
+    ishmem_put(ring + 2, isrc, 2, right); /* _Generic: int, a data-segment target */
+    ishmem_p(&counter, 7 + me, right);    /* int literal converted to long */
     ishmem_barrier_all();
     for (int i = 0; i < 4; i++) {
         CHECK_EQ(buf[i], left + 10 * i);
@@ -35,7 +35,7 @@ int main(void) {
     CHECK_EQ(ring[3], 200 + left);
     CHECK_EQ(counter, 7 + left);
     CHECK_EQ(ishmem_g(&counter, right), 7 + me);
-    const long* csrc = buf;                       /* a const pointer selects the same routine */
+    const long* csrc = buf; /* a const pointer selects the same routine */
     CHECK_EQ(ishmem_g(csrc, me), left);
 
     /* AMOs, generic and typed, on a global */
@@ -64,7 +64,7 @@ int main(void) {
     red[0] = me + 1;
     red[1] = 1;
     ishmem_barrier_all();
-    CHECK_EQ(ishmem_sum_reduce(red, red, 2), 0);                     /* world, generic */
+    CHECK_EQ(ishmem_sum_reduce(red, red, 2), 0); /* world, generic */
     CHECK_EQ(red[0], (long)n * (n + 1) / 2);
     CHECK_EQ(red[1], n);
     red[0] = me;
@@ -74,7 +74,7 @@ int main(void) {
     buf[0] = 1000 + me;
     ishmem_barrier_all();
     CHECK_EQ(ishmem_broadcast(ISHMEM_TEAM_WORLD, buf + 1, buf, 1, n - 1), 0); /* team, generic */
-    CHECK_EQ(ishmem_long_broadcast(buf + 2, buf, 1, 0), 0);                    /* world, typed */
+    CHECK_EQ(ishmem_long_broadcast(buf + 2, buf, 1, 0), 0);                   /* world, typed */
     CHECK_EQ(buf[1], 1000 + n - 1);
     CHECK_EQ(buf[2], 1000);
     CHECK_EQ(ishmem_team_long_broadcast(ISHMEM_TEAM_WORLD, buf + 3, buf, 1, 0), 0); /* the C symbol */
@@ -84,8 +84,10 @@ int main(void) {
     ishmem_team_t evens;
     int nev = (n + 1) / 2;
     CHECK_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 2, nev, NULL, 0, &evens), 0);
-    if (me % 2 == 0) CHECK_EQ(ishmem_team_my_pe(evens), me / 2);
-    else CHECK_EQ(evens, ISHMEM_TEAM_INVALID);
+    if (me % 2 == 0)
+        CHECK_EQ(ishmem_team_my_pe(evens), me / 2);
+    else
+        CHECK_EQ(evens, ISHMEM_TEAM_INVALID);
     int* gathered = (int*)ishmem_calloc((size_t)n, sizeof(int));
     int mine = 5 * me;
     int* one = (int*)ishmem_malloc(sizeof(int));

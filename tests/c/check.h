@@ -10,14 +10,14 @@
 static int check_my_pe = -1;
 static int check_failures = 0;
 
-#define CHECK_EQ(expr, expected)                                                                      \
-    do {                                                                                              \
-        long long got_ = (long long)(expr), want_ = (long long)(expected);                            \
-        if (got_ != want_) {                                                                          \
-            fprintf(stderr, "PE %d: %s:%d: %s is %lld, expected %lld\n", check_my_pe, __FILE__,       \
-                    __LINE__, #expr, got_, want_);                                                    \
-            check_failures++;                                                                         \
-        }                                                                                             \
+#define CHECK_EQ(expr, expected)                                                                                       \
+    do {                                                                                                               \
+        long long got_ = (long long)(expr), want_ = (long long)(expected);                                             \
+        if (got_ != want_) {                                                                                           \
+            fprintf(stderr, "PE %d: %s:%d: %s is %lld, expected %lld\n", check_my_pe, __FILE__, __LINE__, #expr, got_, \
+                    want_);                                                                                            \
+            check_failures++;                                                                                          \
+        }                                                                                                              \
     } while (0)
 
 static double check_now(void) {
@@ -27,14 +27,14 @@ static double check_now(void) {
 }
 
 /* Polls cond (an expression with a test routine) until it is nonzero, or fails the test. */
-#define CHECK_WAIT(cond)                                                                              \
-    do {                                                                                              \
-        double deadline_ = check_now() + CHECK_WAIT_SECONDS;                                          \
-        while (!(cond)) {                                                                             \
-            if (check_now() > deadline_) {                                                            \
-                fprintf(stderr, "PE %d: %s:%d: %s not satisfied after %d s\n", check_my_pe, __FILE__, \
-                        __LINE__, #cond, CHECK_WAIT_SECONDS);                                         \
-                exit(2);                                                                              \
-            }                                                                                         \
-        }                                                                                             \
+#define CHECK_WAIT(cond)                                                                                               \
+    do {                                                                                                               \
+        double deadline_ = check_now() + CHECK_WAIT_SECONDS;                                                           \
+        while (!(cond)) {                                                                                              \
+            if (check_now() > deadline_) {                                                                             \
+                fprintf(stderr, "PE %d: %s:%d: %s not satisfied after %d s\n", check_my_pe, __FILE__, __LINE__, #cond, \
+                        CHECK_WAIT_SECONDS);                                                                           \
+                exit(2);                                                                                               \
+            }                                                                                                          \
+        }                                                                                                              \
     } while (0)

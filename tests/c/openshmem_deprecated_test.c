@@ -11,7 +11,7 @@
 
 #include "check.h"
 
-#define MAXN 8   /* elements per PE in the collectives */
+#define MAXN 8 /* elements per PE in the collectives */
 #define MAXPE 4
 
 long pSync[SHMEM_REDUCE_SYNC_SIZE];
@@ -41,7 +41,12 @@ static void active_set(int me, int start, int log_stride, int size) {
     shmem_sync(start, log_stride, size, pSync);
 
     /* broadcast from the set's last member: the root's dest stays as it was */
-    for (k = 0; k < MAXN; ++k) { i_src[k] = 100 * idx + k; i_dst[k] = -1; l_src[k] = 1000L * idx + k; l_dst[k] = -1; }
+    for (k = 0; k < MAXN; ++k) {
+        i_src[k] = 100 * idx + k;
+        i_dst[k] = -1;
+        l_src[k] = 1000L * idx + k;
+        l_dst[k] = -1;
+    }
     shmem_broadcast32(i_dst, i_src, MAXN, size - 1, start, log_stride, size, pSync);
     shmem_broadcast64(l_dst, l_src, 3, size - 1, start, log_stride, size, pSync2);
     for (k = 0; k < MAXN; ++k) CHECK_EQ(i_dst[k], idx == size - 1 ? -1 : 100 * (size - 1) + k);
@@ -67,7 +72,10 @@ static void active_set(int me, int start, int log_stride, int size) {
     for (k = 0; k < 2 * size; ++k) CHECK_EQ(l_dst[k], 7L * (k / 2) + k % 2);
 
     /* alltoall: block j of member i is 100 i + 10 j + e */
-    for (k = 0; k < 2 * size; ++k) { i_src[k] = 100 * idx + 10 * (k / 2) + k % 2; l_src[k] = i_src[k]; }
+    for (k = 0; k < 2 * size; ++k) {
+        i_src[k] = 100 * idx + 10 * (k / 2) + k % 2;
+        l_src[k] = i_src[k];
+    }
     shmem_alltoall32(i_dst, i_src, 2, start, log_stride, size, pSync);
     shmem_alltoall64(l_dst, l_src, 2, start, log_stride, size, pSync);
     for (k = 0; k < 2 * size; ++k) {
@@ -97,7 +105,11 @@ static void active_set(int me, int start, int log_stride, int size) {
     shmem_int_or_to_all(i_dst, i_src, 1, start, log_stride, size, i_wrk, pSync);
     {
         int want_or = 0, want_xor = 0, want_and = -1, i;
-        for (i = 0; i < size; ++i) { want_or |= i + 1; want_xor ^= i + 1; want_and &= i + 1; }
+        for (i = 0; i < size; ++i) {
+            want_or |= i + 1;
+            want_xor ^= i + 1;
+            want_and &= i + 1;
+        }
         CHECK_EQ(i_dst[0], want_or);
         shmem_int_xor_to_all(i_dst, i_src, 1, start, log_stride, size, i_wrk, pSync);
         CHECK_EQ(i_dst[0], want_xor);
@@ -126,13 +138,16 @@ static void active_set(int me, int start, int log_stride, int size) {
     shmem_complexf_sum_to_all(cf_dst, cf_src, MAXN, start, log_stride, size, cf_wrk, pSync);
     CHECK_EQ(crealf(cf_dst[3]), sum_idx);
     CHECK_EQ(cimagf(cf_dst[3]), 3 * size);
-    for (k = 0; k < SHMEM_REDUCE_SYNC_SIZE; ++k) CHECK_EQ(pSync[k], SHMEM_SYNC_VALUE);  /* restored */
+    for (k = 0; k < SHMEM_REDUCE_SYNC_SIZE; ++k) CHECK_EQ(pSync[k], SHMEM_SYNC_VALUE); /* restored */
 }
 
 /* The long double and complex routines of OpenSHMEM 1.5 over the world team. */
 static void long_double_and_complex(int me, int n) {
     int k, right = (me + 1) % n, left = (me + n - 1) % n;
-    for (k = 0; k < MAXN; ++k) { ld_src[k] = me + 0.5L * k; ld_dst[k] = -1; }
+    for (k = 0; k < MAXN; ++k) {
+        ld_src[k] = me + 0.5L * k;
+        ld_dst[k] = -1;
+    }
     shmem_barrier_all();
     shmem_longdouble_put(ld_dst, ld_src, 3, right);
     shmem_longdouble_p(ld_dst + 3, 1.0L / 3 + me, right);
@@ -142,17 +157,20 @@ static void long_double_and_complex(int me, int n) {
     CHECK_EQ(ld_dst[3] == 1.0L / 3 + left, 1);
     CHECK_EQ(shmem_longdouble_g(ld_src + 2, right) * 2, 2 * right + 2);
     long double got[4] = {0};
-    shmem_get(got, ld_src, 2, left);                     /* generic over long double */
+    shmem_get(got, ld_src, 2, left); /* generic over long double */
     CHECK_EQ(got[1] * 2, 2 * left + 1);
-    shmem_longdouble_iget(got, ld_src, 1, 2, 3, right);  /* ld_src[0], [2], [4] */
+    shmem_longdouble_iget(got, ld_src, 1, 2, 3, right); /* ld_src[0], [2], [4] */
     CHECK_EQ(got[2] * 2, 2 * right + 4);
     shmem_barrier_all();
 
     shmem_longdouble_sum_reduce(SHMEM_TEAM_WORLD, ld_dst, ld_src, MAXN);
     CHECK_EQ(ld_dst[1] * 2, n * (n - 1) + n);
-    shmem_max_reduce(SHMEM_TEAM_WORLD, ld_dst, ld_src, MAXN);  /* generic */
+    shmem_max_reduce(SHMEM_TEAM_WORLD, ld_dst, ld_src, MAXN); /* generic */
     CHECK_EQ(ld_dst[1] * 2, 2 * (n - 1) + 1);
-    for (k = 0; k < MAXN; ++k) { cd_src[k] = 1.0 + (double)me * I; cf_src[k] = (float)(me + 1); }
+    for (k = 0; k < MAXN; ++k) {
+        cd_src[k] = 1.0 + (double)me * I;
+        cf_src[k] = (float)(me + 1);
+    }
     shmem_complexd_sum_reduce(SHMEM_TEAM_WORLD, cd_dst, cd_src, MAXN);
     CHECK_EQ(creal(cd_dst[0]), n);
     CHECK_EQ(cimag(cd_dst[0]), n * (n - 1) / 2);
@@ -218,9 +236,9 @@ int main(int argc, char** argv) {
         for (start = 0; start < n; ++start)
             for (size = 1; start + (size - 1) * (1 << log_stride) < n; ++size) {
                 active_set(me, start, log_stride, size);
-                shmem_barrier_all();  /* the next set may reuse pSync */
+                shmem_barrier_all(); /* the next set may reuse pSync */
             }
-    shmem_sync(SHMEM_TEAM_WORLD);  /* the 1.5 team form of the same name */
+    shmem_sync(SHMEM_TEAM_WORLD); /* the 1.5 team form of the same name */
 
     /* old atomic names, typed and generic */
     shmem_int_fadd(&counter, 2, 0);
@@ -250,11 +268,11 @@ int main(int argc, char** argv) {
         shmem_int_wait(&flag, 0);
         CHECK_EQ(flag, 9);
         shmem_short_wait_until(&sflag, SHMEM_CMP_EQ, 7);
-        shmem_wait(&flag, 0);  /* the deprecated untyped name */
+        shmem_wait(&flag, 0); /* the deprecated untyped name */
         shmem_ushort_wait_until(&usflag, SHMEM_CMP_GT, 60000);
         CHECK_EQ(shmem_short_test(&sflag, SHMEM_CMP_EQ, 7), 1);
         CHECK_EQ(shmem_ushort_test(&usflag, SHMEM_CMP_LT, 60000), 0);
-        shmem_short_p(&sflag, -3, 0);  /* the answer, which PE 0 polls for with test */
+        shmem_short_p(&sflag, -3, 0); /* the answer, which PE 0 polls for with test */
     }
     if (me == 0) CHECK_WAIT(shmem_short_test(&sflag, SHMEM_CMP_EQ, -3));
     shmem_barrier_all();
@@ -274,5 +292,5 @@ int main(int argc, char** argv) {
     shmem_barrier_all();
     for (k = 0; k < n; ++k) any += shmem_int_g(&check_failures, k);
     if (me == 0 && any == 0 && failed == 0) printf("openshmem_deprecated: OK on %d PEs\n", n);
-    return check_failures ? 1 : 0;  /* start_pes: finalized at exit */
+    return check_failures ? 1 : 0; /* start_pes: finalized at exit */
 }

@@ -9,14 +9,14 @@
 
 #include "check.h"
 
-long counter;                 /* bss */
-int table[8] = {7, 7, 7, 7};  /* data */
+long counter;                /* bss */
+int table[8] = {7, 7, 7, 7}; /* data */
 uint64_t sig;
-static double scratch[4];     /* a static: symmetric too */
-static long lock;             /* a distributed lock: zero before first use */
-long locked_count;            /* only changed under the lock, with a get and a put */
+static double scratch[4]; /* a static: symmetric too */
+static long lock;         /* a distributed lock: zero before first use */
+long locked_count;        /* only changed under the lock, with a get and a put */
 long ctx_words[8];
-int a2a_source[4 * 3 * 2], a2a_dest[4 * 3 * 3];   /* up to 4 PEs, 3 elements, strides 2 and 3 */
+int a2a_source[4 * 3 * 2], a2a_dest[4 * 3 * 3]; /* up to 4 PEs, 3 elements, strides 2 and 3 */
 int ctx_int;
 
 static int run_checks(int me, int n) {
@@ -35,7 +35,7 @@ static int run_checks(int me, int n) {
     CHECK_EQ(counter, 10 + left);
     CHECK_EQ(shmem_g(&counter, right), 10 + me);
     int strided[4];
-    shmem_int_iget(strided, table, 1, 2, 4, me);     /* table[0], [2], [4], [6] */
+    shmem_int_iget(strided, table, 1, 2, 4, me); /* table[0], [2], [4], [6] */
     CHECK_EQ(strided[2], left);
 
     /* AMOs on a global, generic and typed */
@@ -47,7 +47,7 @@ static int run_checks(int me, int n) {
     CHECK_EQ(before >= 0 && before < 3 * n, 1);
     shmem_barrier_all();
     if (me == 0) CHECK_EQ(counter, 3 * n);
-    CHECK_EQ(shmem_atomic_compare_swap(&counter, -1, 5, 0), 3 * n);   /* no swap: not -1 */
+    CHECK_EQ(shmem_atomic_compare_swap(&counter, -1, 5, 0), 3 * n); /* no swap: not -1 */
 
     /* put with signal; signal and wait families */
     shmem_barrier_all();
@@ -61,12 +61,12 @@ static int run_checks(int me, int n) {
     heap[1] = 0;
     heap[2] = 0;
     shmem_barrier_all();
-    shmem_long_p(&heap[1 + me % 2], 1, right);          /* one of two words set */
+    shmem_long_p(&heap[1 + me % 2], 1, right); /* one of two words set */
     int status[2] = {0, 0};
     size_t which = shmem_long_wait_until_any(heap + 1, 2, status, SHMEM_CMP_EQ, 1);
     CHECK_EQ(which == 0 || which == 1, 1);
     CHECK_WAIT(shmem_long_test(&heap[1 + left % 2], SHMEM_CMP_EQ, 1));
-    shmem_wait_until(&heap[1 + left % 2], SHMEM_CMP_NE, 0);  /* generic, an int literal */
+    shmem_wait_until(&heap[1 + left % 2], SHMEM_CMP_NE, 0); /* generic, an int literal */
 
     /* team collectives: world and a strided team of the even PEs */
     shmem_barrier_all();
@@ -126,9 +126,9 @@ static void run_contexts(int me, int n) {
     shmem_barrier_all();
     shmem_ctx_long_p(ctx, &ctx_words[0], 40 + me, right);
     long pair[2] = {50 + me, 60 + me};
-    shmem_put(ctx, &ctx_words[1], pair, 2, right);   /* generic with a context */
+    shmem_put(ctx, &ctx_words[1], pair, 2, right); /* generic with a context */
     shmem_ctx_long_atomic_add(ctx, &ctx_words[3], me + 1, 0);
-    CHECK_EQ(shmem_atomic_fetch_inc(ctx, &ctx_words[4], 0) < n, 1);         /* generic AMO with a context */
+    CHECK_EQ(shmem_atomic_fetch_inc(ctx, &ctx_words[4], 0) < n, 1); /* generic AMO with a context */
     shmem_ctx_quiet(ctx);
     shmem_barrier_all();
     CHECK_EQ(ctx_words[0], 40 + left);
@@ -139,11 +139,11 @@ static void run_contexts(int me, int n) {
     long v = 70 + me;
     shmem_ctx_long_put_signal(ctx, &ctx_words[5], &v, 1, &sig, 1, SHMEM_SIGNAL_ADD, right);
     shmem_ctx_fence(ctx);
-    CHECK_EQ(shmem_signal_wait_until(&sig, SHMEM_CMP_GE, 2), 2);  /* run_checks left it at 1 */
+    CHECK_EQ(shmem_signal_wait_until(&sig, SHMEM_CMP_GE, 2), 2); /* run_checks left it at 1 */
     CHECK_EQ(ctx_words[5], 70 + left);
     shmem_barrier_all();
     shmem_ctx_destroy(ctx);
-    shmem_ctx_destroy(SHMEM_CTX_INVALID);  /* ignored */
+    shmem_ctx_destroy(SHMEM_CTX_INVALID); /* ignored */
     shmem_ctx_quiet(SHMEM_CTX_DEFAULT);
 
     /* a context over the odd PEs: its PE i is world PE 2i+1 */
@@ -160,7 +160,7 @@ static void run_contexts(int me, int n) {
         shmem_ctx_int_p(tctx, &ctx_int, 100 + me, (i + 1) % nodd);
         shmem_ctx_quiet(tctx);
     } else {
-        CHECK_EQ(shmem_team_create_ctx(odds, 0, &tctx) != 0, 1);   /* not a member: no context */
+        CHECK_EQ(shmem_team_create_ctx(odds, 0, &tctx) != 0, 1); /* not a member: no context */
         CHECK_EQ(tctx, SHMEM_CTX_INVALID);
     }
     shmem_barrier_all();
@@ -270,7 +270,7 @@ static int run_bad(const char* mode, int me, int n) {
 }
 
 int main(int argc, char** argv) {
-    if (argc > 1 && strcmp(argv[1], "bad_init") == 0) shmem_int_p(table, 1, 0);  /* before shmem_init */
+    if (argc > 1 && strcmp(argv[1], "bad_init") == 0) shmem_int_p(table, 1, 0); /* before shmem_init */
     int provided = -1;
     shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
     int me = shmem_my_pe(), n = shmem_n_pes();
@@ -279,18 +279,18 @@ int main(int argc, char** argv) {
     if (argc > 1 && strncmp(argv[1], "bad_", 4) == 0) return run_bad(argv[1], me, n);
     if (argc > 1 && strcmp(argv[1], "exit") == 0) {
         if (me == n - 1) {
-            if (n > 1) sleep(1);     /* let the others reach the barrier */
+            if (n > 1) sleep(1); /* let the others reach the barrier */
             shmem_global_exit(3);
         }
         shmem_barrier_all();
-        if (n == 1) return 4;       /* not reached: global_exit does not return */
+        if (n == 1) return 4; /* not reached: global_exit does not return */
         for (;;) shmem_barrier_all();
     }
     run_checks(me, n);
     run_contexts(me, n);
     run_locks_and_more(me, n);
     int failed = check_failures;
-    static int total;               /* a static as the reduction's target */
+    static int total; /* a static as the reduction's target */
     total = failed;
     shmem_barrier_all();
     shmem_int_sum_reduce(SHMEM_TEAM_WORLD, &total, &total, 1);

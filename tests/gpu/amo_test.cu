@@ -49,8 +49,8 @@ __global__ void amo_values(uint64_t* u, int* i32, long* l, uint64_t* fetch_local
     DEV_EXPECT_EQ(rep, ishmem_long_atomic_swap(l, 9, pe), -(1L << 40) + 3, k++);
     DEV_EXPECT_EQ(rep, ishmem_long_atomic_fetch(l, pe), 9, k++);
     // fetching _nbi forms: values land in local memory after quiet
-    ishmem_uint64_atomic_fetch_nbi(fetch_local + 0, u, pe);                  // 1132
-    ishmem_uint64_atomic_swap_nbi(fetch_local + 1, u + 2, 77, pe);           // 0
+    ishmem_uint64_atomic_fetch_nbi(fetch_local + 0, u, pe);         // 1132
+    ishmem_uint64_atomic_swap_nbi(fetch_local + 1, u + 2, 77, pe);  // 0
     ishmem_quiet();
     DEV_EXPECT_EQ(rep, fetch_local[0], 1132, k++);
     DEV_EXPECT_EQ(rep, fetch_local[1], 0, k++);
@@ -130,7 +130,8 @@ TEST_F(GpuAmo, ManyBlocksOfAllPesContendOnOneWord) {
         EXPECT_EQ(i32.read_one(0), static_cast<int>(all)) << "int add";
         std::vector<uint64_t> tk = tickets.read();
         std::sort(tk.begin(), tk.end());
-        expect_elements(tk, [](size_t i) { return static_cast<uint64_t>(i); }, "fetch_add tickets (sorted) are 0..n*T-1");
+        expect_elements(
+            tk, [](size_t i) { return static_cast<uint64_t>(i); }, "fetch_add tickets (sorted) are 0..n*T-1");
     }
 }
 

@@ -54,19 +54,27 @@ TEST_F(GpuCollChain, StreamCallsReadWhatTheCallBeforeWrote) {
             int *as = a[s]->get(), *bs = b[s]->get();
             const size_t c = counts[s], m = m_of(s);
             switch (step) {
-                case 0: ishmemx_int_sum_reduce_on_queue(w, bs, as, c, ret(s, step), q); break;
-                case 1: ishmemx_int_broadcast_on_queue(w, as, bs, c, n - 1, ret(s, step), q); break;
+                case 0:
+                    ishmemx_int_sum_reduce_on_queue(w, bs, as, c, ret(s, step), q);
+                    break;
+                case 1:
+                    ishmemx_int_broadcast_on_queue(w, as, bs, c, n - 1, ret(s, step), q);
+                    break;
                 case 2:
                     ishmemx_int_sum_reduce_on_queue(w, bs, as, c, ret(s, step), q);
                     if (s == 0) ishmemx_barrier_all_on_queue(q);
                     break;
-                case 3: ishmemx_int_fcollect_on_queue(w, as, bs, m, ret(s, step), q); break;
+                case 3:
+                    ishmemx_int_fcollect_on_queue(w, as, bs, m, ret(s, step), q);
+                    break;
                 case 4:
                     add_one<<<64, 256, 0, st>>>(as, n * m);
                     GPU_LAUNCHED("add_one");
                     *ret(s, step) = 0;
                     break;
-                default: ishmemx_int_sum_reduce_on_queue(w, bs, as, n * m, ret(s, step), q); break;
+                default:
+                    ishmemx_int_sum_reduce_on_queue(w, bs, as, n * m, ret(s, step), q);
+                    break;
             }
         }
     }
@@ -76,10 +84,12 @@ TEST_F(GpuCollChain, StreamCallsReadWhatTheCallBeforeWrote) {
     for (int s = 0; s < sizes; ++s) {
         const size_t m = m_of(s);
         auto S = [&](size_t i) { return n * (n + 1) / 2 + n * static_cast<int>(i % 7); };
-        expect_elements(b[s]->read(), [&](size_t i) { return i < n * m ? n * (n * S(i % m) + 1) : n * S(i); },
-                        "b after the chain, " + std::to_string(counts[s]) + " ints");
-        expect_elements(a[s]->read(), [&](size_t i) { return i < n * m ? n * S(i % m) + 1 : S(i); },
-                        "a after the chain, " + std::to_string(counts[s]) + " ints");
+        expect_elements(
+            b[s]->read(), [&](size_t i) { return i < n * m ? n * (n * S(i % m) + 1) : n * S(i); },
+            "b after the chain, " + std::to_string(counts[s]) + " ints");
+        expect_elements(
+            a[s]->read(), [&](size_t i) { return i < n * m ? n * S(i % m) + 1 : S(i); },
+            "a after the chain, " + std::to_string(counts[s]) + " ints");
     }
     ishmem_barrier_all();
 }

@@ -39,25 +39,36 @@ constexpr size_t extent = 200001 + 64;  // of src and dst: every result plus a m
 // Group kinds of the device forms: a thread (base forms), a warp tile, a block.
 enum kind : int { k_thread, k_warp, k_block };
 
-template <int Kind, class G> __device__ int dev_broadcast(const G& g, ishmem_team_t t, int* d, const int* s, size_t n, int root) {
-    if constexpr (Kind == k_thread) return ishmem_int_broadcast(t, d, s, n, root);
-    else return ishmemx_int_broadcast_work_group(t, d, s, n, root, g);
+template <int Kind, class G>
+__device__ int dev_broadcast(const G& g, ishmem_team_t t, int* d, const int* s, size_t n, int root) {
+    if constexpr (Kind == k_thread)
+        return ishmem_int_broadcast(t, d, s, n, root);
+    else
+        return ishmemx_int_broadcast_work_group(t, d, s, n, root, g);
 }
 template <int Kind, class G> __device__ int dev_fcollect(const G& g, ishmem_team_t t, int* d, const int* s, size_t n) {
-    if constexpr (Kind == k_thread) return ishmem_int_fcollect(t, d, s, n);
-    else return ishmemx_int_fcollect_work_group(t, d, s, n, g);
+    if constexpr (Kind == k_thread)
+        return ishmem_int_fcollect(t, d, s, n);
+    else
+        return ishmemx_int_fcollect_work_group(t, d, s, n, g);
 }
 template <int Kind, class G> __device__ int dev_alltoall(const G& g, ishmem_team_t t, int* d, const int* s, size_t n) {
-    if constexpr (Kind == k_thread) return ishmem_int_alltoall(t, d, s, n);
-    else return ishmemx_int_alltoall_work_group(t, d, s, n, g);
+    if constexpr (Kind == k_thread)
+        return ishmem_int_alltoall(t, d, s, n);
+    else
+        return ishmemx_int_alltoall_work_group(t, d, s, n, g);
 }
 template <int Kind, class G> __device__ int dev_sum(const G& g, ishmem_team_t t, int* d, const int* s, size_t n) {
-    if constexpr (Kind == k_thread) return ishmem_int_sum_reduce(t, d, s, n);
-    else return ishmemx_int_sum_reduce_work_group(t, d, s, n, g);
+    if constexpr (Kind == k_thread)
+        return ishmem_int_sum_reduce(t, d, s, n);
+    else
+        return ishmemx_int_sum_reduce_work_group(t, d, s, n, g);
 }
 template <int Kind, class G> __device__ int dev_max(const G& g, ishmem_team_t t, int* d, const int* s, size_t n) {
-    if constexpr (Kind == k_thread) return ishmem_int_max_reduce(t, d, s, n);
-    else return ishmemx_int_max_reduce_work_group(t, d, s, n, g);
+    if constexpr (Kind == k_thread)
+        return ishmem_int_max_reduce(t, d, s, n);
+    else
+        return ishmemx_int_max_reduce_work_group(t, d, s, n, g);
 }
 
 // Checks dst[0, count) against want(i) and dst[count, extent) against untouched, then refills dst.
@@ -74,9 +85,9 @@ __device__ void check_and_reset(const G& g, int* dst, size_t count, Want want, r
 // `rounds` rounds of broadcast (root r % n_t), fcollect, alltoall, sum_reduce, then an in-place
 // max_reduce, or with `scans` an inclusive and an exclusive sum scan (base forms: one thread), each
 // result checked before the next call. pes: the team's world PEs.
-template <int Kind, class G>
-__device__ void medium_rounds(const G& g, ishmem_team_t team, int* src, int* dst, int rounds, int me_t, int n_t,
-                              const int* pes, bool scans, report_data* rep, int* ret) {
+template <int Kind, class G> __device__ void medium_rounds(const G& g, ishmem_team_t team, int* src, int* dst,
+                                                           int rounds, int me_t, int n_t, const int* pes, bool scans,
+                                                           report_data* rep, int* ret) {
     int bad = 0;
     for (size_t i = g.thread_rank(); i < extent; i += g.num_threads()) dst[i] = untouched;
     for (int r = 1; r <= rounds; ++r) {
@@ -88,28 +99,37 @@ __device__ void medium_rounds(const G& g, ishmem_team_t team, int* src, int* dst
         fill();
         const int root = r % n_t;
         bad |= dev_broadcast<Kind>(g, team, dst, src, an, root);
-        check_and_reset(g, dst, an, [&](size_t i) { return mval(pes[root], r, i); }, rep, r * 10 + 1);
+        check_and_reset(
+            g, dst, an, [&](size_t i) { return mval(pes[root], r, i); }, rep, r * 10 + 1);
         bad |= dev_fcollect<Kind>(g, team, dst, src, bn);
-        check_and_reset(g, dst, bn * n_t, [&](size_t i) { return mval(pes[i / bn], r, i % bn); }, rep, r * 10 + 2);
+        check_and_reset(
+            g, dst, bn * n_t, [&](size_t i) { return mval(pes[i / bn], r, i % bn); }, rep, r * 10 + 2);
         bad |= dev_alltoall<Kind>(g, team, dst, src, bn);
-        check_and_reset(g, dst, bn * n_t, [&](size_t i) { return mval(pes[i / bn], r, me_t * bn + i % bn); }, rep,
-                        r * 10 + 3);
+        check_and_reset(
+            g, dst, bn * n_t, [&](size_t i) { return mval(pes[i / bn], r, me_t * bn + i % bn); }, rep, r * 10 + 3);
         bad |= dev_sum<Kind>(g, team, dst, src, an);
-        check_and_reset(g, dst, an, [&](size_t i) {
-            int s = 0;
-            for (int j = 0; j < n_t; ++j) s += mval(pes[j], r, i);
-            return s;
-        }, rep, r * 10 + 4);
+        check_and_reset(
+            g, dst, an,
+            [&](size_t i) {
+                int s = 0;
+                for (int j = 0; j < n_t; ++j) s += mval(pes[j], r, i);
+                return s;
+            },
+            rep, r * 10 + 4);
         if (scans) {
             for (int inclusive = 1; inclusive >= 0; --inclusive) {
                 if (g.thread_rank() == 0)
-                    bad |= inclusive ? ishmem_int_sum_inscan(team, dst, src, an) : ishmem_int_sum_exscan(team, dst, src, an);
+                    bad |= inclusive ? ishmem_int_sum_inscan(team, dst, src, an)
+                                     : ishmem_int_sum_exscan(team, dst, src, an);
                 g.sync();
-                check_and_reset(g, dst, an, [&](size_t i) {
-                    int s = 0;
-                    for (int j = 0; j < me_t + inclusive; ++j) s += mval(pes[j], r, i);
-                    return s;
-                }, rep, r * 10 + 6 + inclusive);
+                check_and_reset(
+                    g, dst, an,
+                    [&](size_t i) {
+                        int s = 0;
+                        for (int j = 0; j < me_t + inclusive; ++j) s += mval(pes[j], r, i);
+                        return s;
+                    },
+                    rep, r * 10 + 6 + inclusive);
             }
             continue;
         }
@@ -125,9 +145,8 @@ __device__ void medium_rounds(const G& g, ishmem_team_t team, int* src, int* dst
     if (g.thread_rank() == 0) *ret = bad;  // the leader's own and the scans' (thread 0's) return values
 }
 
-template <int Kind>
-__global__ void medium_kernel(ishmem_team_t team, int* src, int* dst, int rounds, int me_t, int n_t, const int* pes,
-                              bool scans, report_data* rep, int* ret) {
+template <int Kind> __global__ void medium_kernel(ishmem_team_t team, int* src, int* dst, int rounds, int me_t, int n_t,
+                                                  const int* pes, bool scans, report_data* rep, int* ret) {
     auto block = cg::this_thread_block();
     if constexpr (Kind == k_warp)
         medium_rounds<Kind>(cg::tiled_partition<32>(block), team, src, dst, rounds, me_t, n_t, pes, scans, rep, ret);
@@ -187,11 +206,14 @@ TEST_F(GpuCollMedium, InKernelsFromAThreadAWarpAndABlock) {
             stream st;
             const int rounds = k == k_thread ? 3 : 6;  // a lone thread moves 800 KB slowly
             if (k == k_thread)
-                medium_kernel<k_thread><<<1, 1, 0, st>>>(team, src.get(), dst.get(), rounds, tme, tn, pes.get(), false, rep, ret.get());
+                medium_kernel<k_thread>
+                    <<<1, 1, 0, st>>>(team, src.get(), dst.get(), rounds, tme, tn, pes.get(), false, rep, ret.get());
             else if (k == k_warp)
-                medium_kernel<k_warp><<<1, 32, 0, st>>>(team, src.get(), dst.get(), rounds, tme, tn, pes.get(), false, rep, ret.get());
+                medium_kernel<k_warp>
+                    <<<1, 32, 0, st>>>(team, src.get(), dst.get(), rounds, tme, tn, pes.get(), false, rep, ret.get());
             else
-                medium_kernel<k_block><<<1, 256, 0, st>>>(team, src.get(), dst.get(), rounds, tme, tn, pes.get(), false, rep, ret.get());
+                medium_kernel<k_block>
+                    <<<1, 256, 0, st>>>(team, src.get(), dst.get(), rounds, tme, tn, pes.get(), false, rep, ret.get());
             GPU_LAUNCHED("medium_kernel");
             sync(st, "medium collectives in a kernel");
             rep.expect_clean("broadcast, fcollect, alltoall, sum_reduce, max_reduce in place, round after round");
@@ -211,8 +233,9 @@ void host_round(ishmem_team_t team, const std::vector<int>& pes, int tme, int r,
     src.write(s);
     auto check = [&](const char* what, size_t count, auto want) {
         const std::vector<int> got = dst.read();
-        expect_elements(got, [&](size_t i) { return i < count ? want(i) : untouched; },
-                        std::string(what) + (on_stream ? " on a stream" : " from the host") + ", round " + std::to_string(r));
+        expect_elements(
+            got, [&](size_t i) { return i < count ? want(i) : untouched; },
+            std::string(what) + (on_stream ? " on a stream" : " from the host") + ", round " + std::to_string(r));
         dst.fill(untouched);
     };
     stream st;
@@ -228,16 +251,20 @@ void host_round(ishmem_team_t team, const std::vector<int>& pes, int tme, int r,
         }
     };
     const int root = r % tn;
-    run("broadcast", [&] { return ishmem_int_broadcast(team, dst.get(), src.get(), an, root); },
+    run(
+        "broadcast", [&] { return ishmem_int_broadcast(team, dst.get(), src.get(), an, root); },
         [&] { return ishmemx_int_broadcast_on_queue(team, dst.get(), src.get(), an, root, &ret[0], q); });
     check("broadcast", an, [&](size_t i) { return mval(pes[root], r, i); });
-    run("fcollect", [&] { return ishmem_int_fcollect(team, dst.get(), src.get(), bn); },
+    run(
+        "fcollect", [&] { return ishmem_int_fcollect(team, dst.get(), src.get(), bn); },
         [&] { return ishmemx_int_fcollect_on_queue(team, dst.get(), src.get(), bn, &ret[0], q); });
     check("fcollect", bn * tn, [&](size_t i) { return mval(pes[i / bn], r, i % bn); });
-    run("alltoall", [&] { return ishmem_int_alltoall(team, dst.get(), src.get(), bn); },
+    run(
+        "alltoall", [&] { return ishmem_int_alltoall(team, dst.get(), src.get(), bn); },
         [&] { return ishmemx_int_alltoall_on_queue(team, dst.get(), src.get(), bn, &ret[0], q); });
     check("alltoall", bn * tn, [&](size_t i) { return mval(pes[i / bn], r, tme * bn + i % bn); });
-    run("sum_reduce", [&] { return ishmem_int_sum_reduce(team, dst.get(), src.get(), an); },
+    run(
+        "sum_reduce", [&] { return ishmem_int_sum_reduce(team, dst.get(), src.get(), an); },
         [&] { return ishmemx_int_sum_reduce_on_queue(team, dst.get(), src.get(), an, &ret[0], q); });
     check("sum_reduce", an, [&](size_t i) {
         int t = 0;
@@ -245,7 +272,8 @@ void host_round(ishmem_team_t team, const std::vector<int>& pes, int tme, int r,
         return t;
     });
     for (bool inclusive : {true, false}) {
-        run(inclusive ? "sum_inscan" : "sum_exscan",
+        run(
+            inclusive ? "sum_inscan" : "sum_exscan",
             [&] {
                 return inclusive ? ishmem_int_sum_inscan(team, dst.get(), src.get(), an)
                                  : ishmem_int_sum_exscan(team, dst.get(), src.get(), an);
@@ -278,7 +306,8 @@ TEST_F(GpuCollMedium, OnStreamsAndFromTheHost) {
             for (int r = 1; r <= 6; ++r) host_round(team, pes, tme, r, r > 3, src, dst);
         ishmem_barrier_all();
         if (tme < 0)
-            expect_elements(dst.read(), [](size_t) { return untouched; }, "dest of a PE outside the team");
+            expect_elements(
+                dst.read(), [](size_t) { return untouched; }, "dest of a PE outside the team");
     }
 }
 
@@ -301,8 +330,8 @@ TEST_F(GpuCollMedium, SomePEsOnAStreamOthersInABlock) {
         managed<int> ret(1);
         ret[0] = -1;
         stream st;
-        medium_kernel<k_block><<<1, 256, 0, st>>>(ISHMEM_TEAM_WORLD, src.get(), dst.get(), rounds, me, n, pes.get(), true,
-                                                  rep, ret.get());
+        medium_kernel<k_block><<<1, 256, 0, st>>>(ISHMEM_TEAM_WORLD, src.get(), dst.get(), rounds, me, n, pes.get(),
+                                                  true, rep, ret.get());
         GPU_LAUNCHED("medium_kernel");
         sync(st, "medium collectives in a block, against peers on streams");
         rep.expect_clean("broadcast, fcollect, alltoall, sum_reduce, sum_inscan, sum_exscan in a block");

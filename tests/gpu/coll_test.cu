@@ -44,25 +44,55 @@ __global__ void run(which what, ishmem_team_t team, int* dest, int* src, size_t 
     if constexpr (Block) {
         auto b = cg::this_thread_block();
         switch (what) {
-            case w_broadcast: r = ishmemx_int_broadcast_work_group(team, dest, src, n, root, b); break;
-            case w_fcollect: r = ishmemx_int_fcollect_work_group(team, dest, src, n, b); break;
-            case w_collect: r = ishmemx_int_collect_work_group(team, dest, src, n, b); break;
-            case w_alltoall: r = ishmemx_int_alltoall_work_group(team, dest, src, n, b); break;
-            case w_sum_in_place: r = ishmemx_int_sum_reduce_work_group(team, src, src, n, b); break;
-            case w_max_to_other: r = ishmemx_int_max_reduce_work_group(team, dest, src, n, b); break;
-            default: r = -100; break;  // scans have no _work_group form
+            case w_broadcast:
+                r = ishmemx_int_broadcast_work_group(team, dest, src, n, root, b);
+                break;
+            case w_fcollect:
+                r = ishmemx_int_fcollect_work_group(team, dest, src, n, b);
+                break;
+            case w_collect:
+                r = ishmemx_int_collect_work_group(team, dest, src, n, b);
+                break;
+            case w_alltoall:
+                r = ishmemx_int_alltoall_work_group(team, dest, src, n, b);
+                break;
+            case w_sum_in_place:
+                r = ishmemx_int_sum_reduce_work_group(team, src, src, n, b);
+                break;
+            case w_max_to_other:
+                r = ishmemx_int_max_reduce_work_group(team, dest, src, n, b);
+                break;
+            default:
+                r = -100;
+                break;  // scans have no _work_group form
         }
         if (b.thread_rank() == 0) *ret = r;
     } else {
         switch (what) {
-            case w_broadcast: r = ishmem_int_broadcast(team, dest, src, n, root); break;
-            case w_fcollect: r = ishmem_int_fcollect(team, dest, src, n); break;
-            case w_collect: r = ishmem_int_collect(team, dest, src, n); break;
-            case w_alltoall: r = ishmem_int_alltoall(team, dest, src, n); break;
-            case w_sum_in_place: r = ishmem_int_sum_reduce(team, src, src, n); break;
-            case w_max_to_other: r = ishmem_int_max_reduce(team, dest, src, n); break;
-            case w_inscan: r = ishmem_int_sum_inscan(team, dest, src, n); break;
-            case w_exscan: r = ishmem_int_sum_exscan(team, dest, src, n); break;
+            case w_broadcast:
+                r = ishmem_int_broadcast(team, dest, src, n, root);
+                break;
+            case w_fcollect:
+                r = ishmem_int_fcollect(team, dest, src, n);
+                break;
+            case w_collect:
+                r = ishmem_int_collect(team, dest, src, n);
+                break;
+            case w_alltoall:
+                r = ishmem_int_alltoall(team, dest, src, n);
+                break;
+            case w_sum_in_place:
+                r = ishmem_int_sum_reduce(team, src, src, n);
+                break;
+            case w_max_to_other:
+                r = ishmem_int_max_reduce(team, dest, src, n);
+                break;
+            case w_inscan:
+                r = ishmem_int_sum_inscan(team, dest, src, n);
+                break;
+            case w_exscan:
+                r = ishmem_int_sum_exscan(team, dest, src, n);
+                break;
         }
         *ret = r;
     }
@@ -74,9 +104,9 @@ __global__ void run(which what, ishmem_team_t team, int* dest, int* src, size_t 
 // allocation), enough for every call of every_collective. Every PE makes the same collective calls
 // here, whatever its part: a member that sits out a round (a root past the team's size) passes
 // takes_part = false and is checked as a non-member.
-template <class Want>
-void check_call(const team_info& t, bool takes_part, bool block, which what, size_t nelems, size_t contribution,
-                int root, size_t results, Want want, const std::string& what_text) {
+template <class Want> void check_call(const team_info& t, bool takes_part, bool block, which what, size_t nelems,
+                                      size_t contribution, int root, size_t results, Want want,
+                                      const std::string& what_text) {
     SCOPED_TRACE(what_text + " on " + t.name + (block ? " from a block" : " from a thread") + ", nelems " +
                  std::to_string(nelems));
     const int me = ishmem_my_pe();
@@ -103,14 +133,17 @@ void check_call(const team_info& t, bool takes_part, bool block, which what, siz
         const std::vector<int> got = (in_place ? src : dest).read(0, extent + 4);
         expect_elements(std::vector<int>(got.begin(), got.begin() + results), want, "result");
         if (!in_place)
-            expect_elements(std::vector<int>(got.begin() + results, got.end()), [](size_t) { return untouched; },
-                            "past the result");
+            expect_elements(
+                std::vector<int>(got.begin() + results, got.end()), [](size_t) { return untouched; },
+                "past the result");
     }
     ishmem_barrier_all();
     if (!takes_part) {
-        expect_elements(dest.read(), [](size_t) { return untouched; }, "dest of a PE outside the team or the round");
-        expect_elements(src.read(), [&](size_t i) { return value(me, static_cast<long long>(i)); },
-                        "source of a PE outside the team");
+        expect_elements(
+            dest.read(), [](size_t) { return untouched; }, "dest of a PE outside the team or the round");
+        expect_elements(
+            src.read(), [&](size_t i) { return value(me, static_cast<long long>(i)); },
+            "source of a PE outside the team");
     }
     (void)nelems;
 }
@@ -121,28 +154,36 @@ void every_collective(const team_info& t) {
             // Every root; as many rounds on every PE (a team has at most all of them), so that the
             // allocations and barriers match.
             for (int root = 0; root < ishmem_n_pes(); ++root) {
-                check_call(t, t.member() && root < t.size, block, w_broadcast, nelems, nelems, root, nelems, [&](size_t i) {
-                    return value(t.pes[root], static_cast<long long>(i));
-                }, "broadcast from team PE " + std::to_string(root));
+                check_call(
+                    t, t.member() && root < t.size, block, w_broadcast, nelems, nelems, root, nelems,
+                    [&](size_t i) { return value(t.pes[root], static_cast<long long>(i)); },
+                    "broadcast from team PE " + std::to_string(root));
             }
             const size_t all = nelems * static_cast<size_t>(t.size > 0 ? t.size : 1);
-            check_call(t, t.member(), block, w_fcollect, nelems, nelems, 0, all, [&](size_t i) {
-                return value(t.pes[i / nelems], static_cast<long long>(i % nelems));
-            }, "fcollect");
-            check_call(t, t.member(), block, w_alltoall, nelems, nelems, 0, all, [&](size_t i) {
-                return value(t.pes[i / nelems], static_cast<long long>(t.me * nelems + i % nelems));
-            }, "alltoall");
+            check_call(
+                t, t.member(), block, w_fcollect, nelems, nelems, 0, all,
+                [&](size_t i) { return value(t.pes[i / nelems], static_cast<long long>(i % nelems)); }, "fcollect");
+            check_call(
+                t, t.member(), block, w_alltoall, nelems, nelems, 0, all,
+                [&](size_t i) { return value(t.pes[i / nelems], static_cast<long long>(t.me * nelems + i % nelems)); },
+                "alltoall");
             // Sums and maxima over the members, in place and into another buffer.
-            check_call(t, t.member(), block, w_sum_in_place, nelems, nelems, 0, nelems, [&](size_t i) {
-                int s = 0;
-                for (int pe : t.pes) s += value(pe, static_cast<long long>(i));
-                return s;
-            }, "sum_reduce in place");
-            check_call(t, t.member(), block, w_max_to_other, nelems, nelems, 0, nelems, [&](size_t i) {
-                int m = value(t.pes[0], static_cast<long long>(i));
-                for (int pe : t.pes) m = std::max(m, value(pe, static_cast<long long>(i)));
-                return m;
-            }, "max_reduce");
+            check_call(
+                t, t.member(), block, w_sum_in_place, nelems, nelems, 0, nelems,
+                [&](size_t i) {
+                    int s = 0;
+                    for (int pe : t.pes) s += value(pe, static_cast<long long>(i));
+                    return s;
+                },
+                "sum_reduce in place");
+            check_call(
+                t, t.member(), block, w_max_to_other, nelems, nelems, 0, nelems,
+                [&](size_t i) {
+                    int m = value(t.pes[0], static_cast<long long>(i));
+                    for (int pe : t.pes) m = std::max(m, value(pe, static_cast<long long>(i)));
+                    return m;
+                },
+                "max_reduce");
         }
         // collect: team PE k contributes (k * 5) % 7 elements (team PE 0 none).
         auto count = [](int k) { return static_cast<size_t>((k * 5) % 7); };
@@ -152,19 +193,26 @@ void every_collective(const team_info& t) {
             offset.push_back(total);
             total += count(k);
         }
-        check_call(t, t.member(), block, w_collect, 0, t.member() ? count(t.me) : 0, 0, total, [&](size_t i) {
-            int k = 0;
-            while (k + 1 < t.size && offset[k + 1] <= i) ++k;
-            return value(t.pes[k], static_cast<long long>(i - offset[k]));
-        }, "collect with counts (k * 5) % 7");
+        check_call(
+            t, t.member(), block, w_collect, 0, t.member() ? count(t.me) : 0, 0, total,
+            [&](size_t i) {
+                int k = 0;
+                while (k + 1 < t.size && offset[k + 1] <= i) ++k;
+                return value(t.pes[k], static_cast<long long>(i - offset[k]));
+            },
+            "collect with counts (k * 5) % 7");
     }
     for (size_t nelems : {size_t{0}, size_t{5}, size_t{257}})
         for (bool inclusive : {true, false})
-            check_call(t, t.member(), false, inclusive ? w_inscan : w_exscan, nelems, nelems, 0, nelems, [&](size_t i) {
-                int s = 0;
-                for (int k = 0; k < (inclusive ? t.me + 1 : t.me); ++k) s += value(t.pes[k], static_cast<long long>(i));
-                return s;
-            }, inclusive ? "sum_inscan" : "sum_exscan");
+            check_call(
+                t, t.member(), false, inclusive ? w_inscan : w_exscan, nelems, nelems, 0, nelems,
+                [&](size_t i) {
+                    int s = 0;
+                    for (int k = 0; k < (inclusive ? t.me + 1 : t.me); ++k)
+                        s += value(t.pes[k], static_cast<long long>(i));
+                    return s;
+                },
+                inclusive ? "sum_inscan" : "sum_exscan");
 }
 
 TEST_F(GpuColl, EveryCollectiveInKernelsOnThreeTeams) {
@@ -372,7 +420,8 @@ TEST_F(GpuColl, LargeBroadcastsFromEveryRootAndEveryCaller) {
     ishmem_team_t others = ISHMEM_TEAM_INVALID;
     ASSERT_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, others_start, 1, n - others_start, nullptr, 0, &others), 0);
     const char* caller_names[] = {"a thread", "a warp", "a block", "the host", "a stream"};
-    for (const team_info& t : {team_info(ISHMEM_TEAM_WORLD, "the world"), team_info(others, "every PE but the first")}) {
+    for (const team_info& t :
+         {team_info(ISHMEM_TEAM_WORLD, "the world"), team_info(others, "every PE but the first")}) {
         for (caller who : {by_thread, by_warp, by_block, by_host, by_stream}) {
             for (int root = 0; root < n; ++root) {  // as many rounds on every PE
                 for (bool in_place : {false, true}) {
@@ -399,16 +448,19 @@ TEST_F(GpuColl, LargeBroadcastsFromEveryRootAndEveryCaller) {
                         }
                         EXPECT_EQ(ret[0], 0) << "the return value";
                         const std::vector<int> got = (in_place ? src : dest).read();
-                        expect_elements(std::vector<int>(got.begin(), got.begin() + nelems),
-                                        [&](size_t i) { return value(t.pes[root], static_cast<long long>(i)); }, "result");
-                        expect_elements(std::vector<int>(got.begin() + nelems, got.end()), [&](size_t i) {
-                            return in_place ? mine[nelems + i] : untouched;
-                        }, "past the result");
+                        expect_elements(
+                            std::vector<int>(got.begin(), got.begin() + nelems),
+                            [&](size_t i) { return value(t.pes[root], static_cast<long long>(i)); }, "result");
+                        expect_elements(
+                            std::vector<int>(got.begin() + nelems, got.end()),
+                            [&](size_t i) { return in_place ? mine[nelems + i] : untouched; }, "past the result");
                     }
                     ishmem_barrier_all();
                     if (!takes_part) {
-                        expect_elements(dest.read(), [](size_t) { return untouched; }, "dest outside the team or round");
-                        expect_elements(src.read(), [&](size_t i) { return mine[i]; }, "source outside the team or round");
+                        expect_elements(
+                            dest.read(), [](size_t) { return untouched; }, "dest outside the team or round");
+                        expect_elements(
+                            src.read(), [&](size_t i) { return mine[i]; }, "source outside the team or round");
                     }
                 }
             }
@@ -447,7 +499,8 @@ TEST_F(GpuColl, FcollectFromInsideItsDestFails) {
     EXPECT_NE(ret[1], 0) << "ishmemx_int_fcollect_work_group, source at dest's last element";
     EXPECT_NE(ret[2], 0) << "ishmem_fcollectmem from a thread, source 3 bytes into dest";
     EXPECT_NE(ishmem_int_fcollect(ISHMEM_TEAM_WORLD, d.get(), d.get() + 2, 4), 0) << "host-called, source 2 into dest";
-    expect_elements(d.read(0, 64), [](size_t) { return untouched; }, "dest of the bad fcollects");
+    expect_elements(
+        d.read(0, 64), [](size_t) { return untouched; }, "dest of the bad fcollects");
     ishmem_barrier_all();
 }
 
@@ -462,17 +515,21 @@ TEST_F(GpuColl, LargeArraysFromTheHostAndOnAStream) {
     ishmem_barrier_all();
 
     ASSERT_EQ(ishmem_int_sum_reduce(dest.get(), src.get(), big), 0);
-    expect_elements(dest.read(0, big), [&](size_t i) {
-        int t = 0;
-        for (int pe = 0; pe < n; ++pe) t += value(pe, static_cast<long long>(i));
-        return t;
-    }, "host-called sum_reduce of 3 Mi ints");
+    expect_elements(
+        dest.read(0, big),
+        [&](size_t i) {
+            int t = 0;
+            for (int pe = 0; pe < n; ++pe) t += value(pe, static_cast<long long>(i));
+            return t;
+        },
+        "host-called sum_reduce of 3 Mi ints");
 
     const size_t part = big / 4;
     ASSERT_EQ(ishmem_int_fcollect(dest.get(), src.get(), part), 0);
-    expect_elements(dest.read(0, part * static_cast<size_t>(n)), [&](size_t i) {
-        return value(static_cast<int>(i / part), static_cast<long long>(i % part));
-    }, "host-called fcollect of 768 Ki ints per PE");
+    expect_elements(
+        dest.read(0, part * static_cast<size_t>(n)),
+        [&](size_t i) { return value(static_cast<int>(i / part), static_cast<long long>(i % part)); },
+        "host-called fcollect of 768 Ki ints per PE");
 
     {
         stream st;
@@ -485,8 +542,9 @@ TEST_F(GpuColl, LargeArraysFromTheHostAndOnAStream) {
         e2.wait();
         EXPECT_EQ(ret[0], 0);
         EXPECT_EQ(ret[1], 0);
-        expect_elements(dest.read(0, big), [&](size_t i) { return value(root, static_cast<long long>(i)); },
-                        "broadcast_on_queue of 3 Mi ints from the last PE");
+        expect_elements(
+            dest.read(0, big), [&](size_t i) { return value(root, static_cast<long long>(i)); },
+            "broadcast_on_queue of 3 Mi ints from the last PE");
     }
     ishmem_barrier_all();
 }

@@ -96,7 +96,9 @@ template <class R, class F> __global__ void warp_kernel(F f, R* out) {
 }
 
 // The result slots as an array of R (char for void: the kernels then store nothing).
-template <class R> auto* slots() { return static_cast<std::conditional_t<std::is_void_v<R>, char, R>*>(result_slots()); }
+template <class R> auto* slots() {
+    return static_cast<std::conditional_t<std::is_void_v<R>, char, R>*>(result_slots());
+}
 
 // Waits for the kernel; returns thread 0's value after checking that all nthreads returned it.
 template <class R> R finish(const char* what, unsigned nthreads) {

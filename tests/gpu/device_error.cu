@@ -32,11 +32,21 @@ namespace {
 __global__ void bad_call(int mode, int* dest, int* outside) {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
     switch (mode) {
-        case 0: ishmem_int_p(dest, 1, 99); break;
-        case 1: ishmem_int_p(outside, 1, 0); break;
-        case 2: ishmem_int_wait_until(dest, 99, 0); break;
-        case 5: *dest = ishmem_int_g(dest, 99); break;
-        case 6: *dest = ishmem_int_g(reinterpret_cast<const int*>(uintptr_t{16}), 0); break;
+        case 0:
+            ishmem_int_p(dest, 1, 99);
+            break;
+        case 1:
+            ishmem_int_p(outside, 1, 0);
+            break;
+        case 2:
+            ishmem_int_wait_until(dest, 99, 0);
+            break;
+        case 5:
+            *dest = ishmem_int_g(dest, 99);
+            break;
+        case 6:
+            *dest = ishmem_int_g(reinterpret_cast<const int*>(uintptr_t{16}), 0);
+            break;
     }
 }
 
@@ -52,17 +62,26 @@ int main(int argc, char** argv) {
     const char* what = argc > 1 ? argv[1] : "";
     int mode = -1;
     bool only_last = false;
-    if (!std::strcmp(what, "bad_pe")) mode = 0;
-    else if (!std::strcmp(what, "bad_addr")) mode = 1;
-    else if (!std::strcmp(what, "bad_cmp")) mode = 2;
-    else if (!std::strcmp(what, "g_bad_pe")) mode = 5;
-    else if (!std::strcmp(what, "g_bad_addr")) mode = 6;
-    else if (!std::strcmp(what, "bad_pe_on_last")) mode = 0, only_last = true;
-    else if (!std::strcmp(what, "two_callers")) mode = 3;
-    else if (!std::strcmp(what, "two_callers_medium")) mode = 4;
+    if (!std::strcmp(what, "bad_pe"))
+        mode = 0;
+    else if (!std::strcmp(what, "bad_addr"))
+        mode = 1;
+    else if (!std::strcmp(what, "bad_cmp"))
+        mode = 2;
+    else if (!std::strcmp(what, "g_bad_pe"))
+        mode = 5;
+    else if (!std::strcmp(what, "g_bad_addr"))
+        mode = 6;
+    else if (!std::strcmp(what, "bad_pe_on_last"))
+        mode = 0, only_last = true;
+    else if (!std::strcmp(what, "two_callers"))
+        mode = 3;
+    else if (!std::strcmp(what, "two_callers_medium"))
+        mode = 4;
     if (mode < 0) {
-        std::fprintf(stderr, "usage: device_error bad_pe | bad_addr | bad_cmp | g_bad_pe | g_bad_addr | bad_pe_on_last | "
-                             "two_callers | two_callers_medium\n");
+        std::fprintf(stderr,
+                     "usage: device_error bad_pe | bad_addr | bad_cmp | g_bad_pe | g_bad_addr | bad_pe_on_last | "
+                     "two_callers | two_callers_medium\n");
         return 2;
     }
     ishmem_init();
@@ -87,11 +106,12 @@ int main(int argc, char** argv) {
         // for the kernel, then 10 s more for a late report, without blocking in a CUDA call.
         const auto start = std::chrono::steady_clock::now();
         cudaError_t err;
-        while ((err = cudaStreamQuery(s)) == cudaErrorNotReady && std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
+        while ((err = cudaStreamQuery(s)) == cudaErrorNotReady &&
+               std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         std::this_thread::sleep_for(std::chrono::seconds(10));
-        std::fprintf(stderr, "device_error: PE %d: %s: the kernel ended (%s) and the process was not stopped\n", me, what,
-                     cudaGetErrorName(err));
+        std::fprintf(stderr, "device_error: PE %d: %s: the kernel ended (%s) and the process was not stopped\n", me,
+                     what, cudaGetErrorName(err));
         std::fflush(stderr);
         _exit(0);
     }

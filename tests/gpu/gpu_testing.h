@@ -59,7 +59,8 @@ namespace cg = cooperative_groups;
 }
 
 inline void check_cuda(cudaError_t err, const char* what, const char* file, int line) {
-    if (err != cudaSuccess) die(4, "CUDA error: %s: %s (%s) at %s:%d", what, cudaGetErrorName(err), cudaGetErrorString(err), file, line);
+    if (err != cudaSuccess)
+        die(4, "CUDA error: %s: %s (%s) at %s:%d", what, cudaGetErrorName(err), cudaGetErrorString(err), file, line);
 }
 #define GPU_CHECK(expr) ::ishmem_gpu_testing::check_cuda((expr), #expr, __FILE__, __LINE__)
 
@@ -68,8 +69,7 @@ inline void check_cuda(cudaError_t err, const char* what, const char* file, int 
 
 namespace detail {
 // The runtime's own answer when its state says which backend it runs (ishmemi::state.backend) ...
-template <class S>
-auto backend_is_cuda(const S& s, int) -> decltype(s.backend == decltype(s.backend)::cuda, bool()) {
+template <class S> auto backend_is_cuda(const S& s, int) -> decltype(s.backend == decltype(s.backend)::cuda, bool()) {
     return s.backend == decltype(s.backend)::cuda;
 }
 // ... else: symmetric memory is GPU memory.
@@ -128,8 +128,9 @@ inline void sync(cudaStream_t s, const char* what) {
         if (err != cudaErrorNotReady) check_cuda(err, what, __FILE__, __LINE__);
         const auto now = clock::now();
         if (now >= deadline)
-            die(3, "TIMEOUT: %s did not finish within %d s (a device-side wait never satisfied?); set "
-                   "GPU_TEST_KERNEL_TIMEOUT to wait longer",
+            die(3,
+                "TIMEOUT: %s did not finish within %d s (a device-side wait never satisfied?); set "
+                "GPU_TEST_KERNEL_TIMEOUT to wait longer",
                 what, kernel_timeout_s());
         if (polls < 64) continue;
         std::this_thread::sleep_for(now - start < std::chrono::milliseconds(10) ? std::chrono::microseconds(10)
@@ -261,11 +262,12 @@ __device__ inline void report_mismatch(report_data* r, long long where, long lon
     }
 }
 // In a kernel: DEV_EXPECT_EQ(report, got, want, where): counts a mismatch, keeps the first.
-#define DEV_EXPECT_EQ(rep, got_, want_, where_)                                                                \
-    do {                                                                                                       \
-        const long long dev_got_ = static_cast<long long>(got_), dev_want_ = static_cast<long long>(want_);     \
-        if (dev_got_ != dev_want_)                                                                             \
-            ::ishmem_gpu_testing::report_mismatch((rep), static_cast<long long>(where_), dev_got_, dev_want_, __LINE__); \
+#define DEV_EXPECT_EQ(rep, got_, want_, where_)                                                               \
+    do {                                                                                                      \
+        const long long dev_got_ = static_cast<long long>(got_), dev_want_ = static_cast<long long>(want_);   \
+        if (dev_got_ != dev_want_)                                                                            \
+            ::ishmem_gpu_testing::report_mismatch((rep), static_cast<long long>(where_), dev_got_, dev_want_, \
+                                                  __LINE__);                                                  \
     } while (0)
 #define DEV_EXPECT_TRUE(rep, cond, where_) DEV_EXPECT_EQ(rep, (cond) ? 1 : 0, 1, where_)
 
@@ -331,8 +333,7 @@ __host__ __device__ inline int pattern(int pe, int s, long long i) {
 // Host utilities
 
 // Checks got[i] == want(i) for all i; reports the count and the first mismatch, not each one.
-template <class T, class Want>
-bool expect_elements(const std::vector<T>& got, Want&& want, const std::string& what) {
+template <class T, class Want> bool expect_elements(const std::vector<T>& got, Want&& want, const std::string& what) {
     std::size_t bad = 0, first = 0;
     for (std::size_t i = 0; i < got.size(); ++i)
         if (got[i] != static_cast<T>(want(i)) && bad++ == 0) first = i;

@@ -25,13 +25,18 @@ TEST_F(GpuHost, PutGetPGFromTheHost) {
     ishmem_long_p(word.get() + 1, -(1L << 35) - me, right);
     ishmem_int_iput(strided.get(), mine.data(), 3, 2, 50, right);  // strided[3i] = mine[2i]
     ishmem_barrier_all();
-    expect_elements(dest.read(), [&](size_t i) { return pattern(left, 3, static_cast<long long>(i)); }, "host put into the GPU heap");
+    expect_elements(
+        dest.read(), [&](size_t i) { return pattern(left, 3, static_cast<long long>(i)); },
+        "host put into the GPU heap");
     EXPECT_EQ(word.read(), (std::vector<long>{1000L + left, -(1L << 35) - left}));
-    expect_elements(strided.read(), [&](size_t k) { return k % 3 == 0 ? pattern(left, 3, static_cast<long long>(k / 3 * 2)) : 0; }, "host iput");
+    expect_elements(
+        strided.read(), [&](size_t k) { return k % 3 == 0 ? pattern(left, 3, static_cast<long long>(k / 3 * 2)) : 0; },
+        "host iput");
     // get and g read the right neighbour's copies: what I put there.
     std::vector<int> back(n, -1);
     ishmem_int_get(back.data(), dest.get(), n, right);
-    expect_elements(back, [&](size_t i) { return mine[i]; }, "host get from the right neighbour");
+    expect_elements(
+        back, [&](size_t i) { return mine[i]; }, "host get from the right neighbour");
     EXPECT_EQ(ishmem_long_g(word.get(), right), 1000L + me);
     EXPECT_EQ(ishmem_long_g(word.get() + 1, right), -(1L << 35) - me);
     EXPECT_EQ(ishmem_int_g(dest.get() + n - 1, me), pattern(left, 3, static_cast<long long>(n - 1)));
@@ -65,7 +70,8 @@ TEST_F(GpuHost, HostAtomicsConcurrentWithDeviceAtomics) {
     // Each PE's fetches are ordered: low halves strictly increase, high halves never decrease.
     unsigned bad_order = 0;
     for (int k = 1; k < host_adds; ++k)
-        if ((fetched[k] & 0xffffffffu) <= (fetched[k - 1] & 0xffffffffu) || (fetched[k] >> 32) < (fetched[k - 1] >> 32)) ++bad_order;
+        if ((fetched[k] & 0xffffffffu) <= (fetched[k - 1] & 0xffffffffu) || (fetched[k] >> 32) < (fetched[k - 1] >> 32))
+            ++bad_order;
     EXPECT_EQ(bad_order, 0u) << "host fetch_add results out of order on this PE";
     ishmem_uint64_put(fetched_all.get() + static_cast<size_t>(me) * host_adds, fetched.data(), host_adds, 0);
     ishmem_barrier_all();
@@ -77,7 +83,8 @@ TEST_F(GpuHost, HostAtomicsConcurrentWithDeviceAtomics) {
         std::vector<uint64_t> low = fetched_all.read();
         for (uint64_t& v : low) v &= 0xffffffffu;
         std::sort(low.begin(), low.end());
-        expect_elements(low, [](size_t i) { return static_cast<uint64_t>(i); }, "low halves of the hosts' fetches (sorted)");
+        expect_elements(
+            low, [](size_t i) { return static_cast<uint64_t>(i); }, "low halves of the hosts' fetches (sorted)");
     }
     if (!kernel_still_running)
         std::printf("[PE %d] note: the kernel had finished before the host's last fetch_add\n", me);
@@ -115,8 +122,9 @@ TEST_F(GpuHost, HostWaitsSatisfiedByDevicePuts) {
     ishmem_int_wait_until(flag.get(), ISHMEM_CMP_EQ, 42);  // bounded by the harness watchdog
     std::vector<int> got(n, -1);
     ishmem_int_get(got.data(), data.get(), n, me);
-    expect_elements(got, [&](size_t i) { return pattern(left, 4, static_cast<long long>(i)); },
-                    "data put before the flag (fence), read by the host after its wait");
+    expect_elements(
+        got, [&](size_t i) { return pattern(left, 4, static_cast<long long>(i)); },
+        "data put before the flag (fence), read by the host after its wait");
     EXPECT_EQ(ishmem_signal_wait_until(sig.get(), ISHMEM_CMP_EQ, 9), 9u);
     EXPECT_EQ(buf.read_one(0), 0x5151000000ull + left);
     EXPECT_EQ(ishmem_signal_fetch(sig.get()), 9u);

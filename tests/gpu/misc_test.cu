@@ -82,9 +82,13 @@ TEST_F(GpuMisc, PtrGivesAPointerKernelsStoreThrough) {
     sync(s, "store_through_ptr");
     rep.expect_clean("device ishmem_ptr was null (where = PE)");
     ishmem_barrier_all();
-    expect_elements(buf.read(), [&](size_t i) { return pattern(left, 5, static_cast<long long>(i)); }, "stores through device ishmem_ptr");
+    expect_elements(
+        buf.read(), [&](size_t i) { return pattern(left, 5, static_cast<long long>(i)); },
+        "stores through device ishmem_ptr");
     if (host_ptr)
-        expect_elements(buf2.read(), [&](size_t i) { return pattern(left, 6, static_cast<long long>(i)); }, "stores through host ishmem_ptr");
+        expect_elements(
+            buf2.read(), [&](size_t i) { return pattern(left, 6, static_cast<long long>(i)); },
+            "stores through host ishmem_ptr");
     ishmem_barrier_all();
 }
 
@@ -149,7 +153,8 @@ class fd_capture {
         std::string t;
         char buf[4096];
         ssize_t n;
-        while ((n = pread(file_, buf, sizeof buf, static_cast<off_t>(t.size()))) > 0) t.append(buf, static_cast<size_t>(n));
+        while ((n = pread(file_, buf, sizeof buf, static_cast<off_t>(t.size()))) > 0)
+            t.append(buf, static_cast<size_t>(n));
         return t;
     }
 

@@ -23,15 +23,15 @@ constexpr int cmps[6] = {ISHMEM_CMP_EQ, ISHMEM_CMP_NE, ISHMEM_CMP_GT, ISHMEM_CMP
 const std::set<size_t> satisfied_sets[6] = {{0, 3}, {1, 2, 4, 5}, {1, 5}, {0, 1, 3, 5}, {2, 4}, {0, 2, 3, 4}};
 
 struct probe_out {
-    size_t some_count, some_idx[vn];     // test_some_vector, no mask
-    size_t wsome_count, wsome_idx[vn];   // wait_until_some_vector, no mask
-    size_t any, wany;                    // test_any_vector / wait_until_any_vector, no mask
-    size_t any_hidden, some_hidden;      // mask hides every satisfied element: SIZE_MAX, 0
-    int all_unmasked, all_masked;        // test_all_vector: 0; masked to the satisfied ones: 1
+    size_t some_count, some_idx[vn];        // test_some_vector, no mask
+    size_t wsome_count, wsome_idx[vn];      // wait_until_some_vector, no mask
+    size_t any, wany;                       // test_any_vector / wait_until_any_vector, no mask
+    size_t any_hidden, some_hidden;         // mask hides every satisfied element: SIZE_MAX, 0
+    int all_unmasked, all_masked;           // test_all_vector: 0; masked to the satisfied ones: 1
     size_t wg_some_count, wg_some_idx[vn];  // _work_group forms (block)
-    size_t wg_any;                           // wait_until_any_vector_work_group, unsatisfied masked
-    int wg_all_masked;                       // test_all_vector_work_group, unsatisfied masked
-    unsigned wg_disagree;                    // threads whose _work_group result differed from thread 0's
+    size_t wg_any;                          // wait_until_any_vector_work_group, unsatisfied masked
+    int wg_all_masked;                      // test_all_vector_work_group, unsatisfied masked
+    unsigned wg_disagree;                   // threads whose _work_group result differed from thread 0's
 };
 
 // status_keep[c * vn + i]: 1 where element i does NOT satisfy cmp c (mask out the unsatisfied);
@@ -97,7 +97,8 @@ TEST_F(GpuP2p, VectorFormsWithStatusMasks) {
     dev_array<size_t> wg_idx(6 * vn);
     dev_array<probe_out> out(6);
     stream s;
-    vector_probe<<<6, 96, 0, s>>>(ivars.get(), vals.get(), cmp_of.get(), keep_d.get(), hide_d.get(), wg_idx.get(), out.get());
+    vector_probe<<<6, 96, 0, s>>>(ivars.get(), vals.get(), cmp_of.get(), keep_d.get(), hide_d.get(), wg_idx.get(),
+                                  out.get());
     GPU_LAUNCHED("vector_probe");
     sync(s, "vector_probe");
     const std::vector<probe_out> o = out.read();
@@ -106,7 +107,8 @@ TEST_F(GpuP2p, VectorFormsWithStatusMasks) {
         const std::set<size_t>& want = satisfied_sets[c];
         const probe_out& p = o[c];
         if (p.some_count > vn || p.wsome_count > vn || p.wg_some_count > vn) {
-            ADD_FAILURE() << "a _some count exceeds nelems: " << p.some_count << ", " << p.wsome_count << ", " << p.wg_some_count;
+            ADD_FAILURE() << "a _some count exceeds nelems: " << p.some_count << ", " << p.wsome_count << ", "
+                          << p.wg_some_count;
             continue;
         }
         EXPECT_EQ(std::set<size_t>(p.some_idx, p.some_idx + p.some_count), want) << "test_some_vector";
@@ -118,7 +120,8 @@ TEST_F(GpuP2p, VectorFormsWithStatusMasks) {
         EXPECT_EQ(p.some_hidden, 0u) << "test_some_vector with every satisfied element masked";
         EXPECT_EQ(p.all_unmasked, 0) << "test_all_vector, no mask";
         EXPECT_EQ(p.all_masked, 1) << "test_all_vector, unsatisfied masked";
-        EXPECT_EQ(std::set<size_t>(p.wg_some_idx, p.wg_some_idx + p.wg_some_count), want) << "wait_until_some_vector_work_group";
+        EXPECT_EQ(std::set<size_t>(p.wg_some_idx, p.wg_some_idx + p.wg_some_count), want)
+            << "wait_until_some_vector_work_group";
         EXPECT_TRUE(want.count(p.wg_any)) << "wait_until_any_vector_work_group returned " << p.wg_any;
         EXPECT_EQ(p.wg_all_masked, 1) << "test_all_vector_work_group, unsatisfied masked";
         EXPECT_EQ(p.wg_disagree, 0u) << "threads of the block got different _work_group results";
@@ -145,9 +148,11 @@ __global__ void empty_sets(int* ivars, const int* all_masked, const int* vals, r
             ishmem_int_wait_until_all(a.iv, a.n, a.status, ISHMEM_CMP_EQ, 1);
             ishmem_int_wait_until_all_vector(a.iv, a.n, a.status, ISHMEM_CMP_EQ, vals);
             DEV_EXPECT_EQ(rep, ishmem_int_wait_until_any(a.iv, a.n, a.status, ISHMEM_CMP_EQ, 1), SIZE_MAX, 10 * k + 0);
-            DEV_EXPECT_EQ(rep, ishmem_int_wait_until_any_vector(a.iv, a.n, a.status, ISHMEM_CMP_EQ, vals), SIZE_MAX, 10 * k + 1);
+            DEV_EXPECT_EQ(rep, ishmem_int_wait_until_any_vector(a.iv, a.n, a.status, ISHMEM_CMP_EQ, vals), SIZE_MAX,
+                          10 * k + 1);
             DEV_EXPECT_EQ(rep, ishmem_int_wait_until_some(a.iv, a.n, idx, a.status, ISHMEM_CMP_EQ, 1), 0, 10 * k + 2);
-            DEV_EXPECT_EQ(rep, ishmem_int_wait_until_some_vector(a.iv, a.n, idx, a.status, ISHMEM_CMP_EQ, vals), 0, 10 * k + 3);
+            DEV_EXPECT_EQ(rep, ishmem_int_wait_until_some_vector(a.iv, a.n, idx, a.status, ISHMEM_CMP_EQ, vals), 0,
+                          10 * k + 3);
             DEV_EXPECT_EQ(rep, ishmem_int_test_all(a.iv, a.n, a.status, ISHMEM_CMP_EQ, 1), 1, 10 * k + 4);
             DEV_EXPECT_EQ(rep, ishmem_int_test_any(a.iv, a.n, a.status, ISHMEM_CMP_EQ, 1), SIZE_MAX, 10 * k + 5);
             DEV_EXPECT_EQ(rep, ishmem_int_test_some(a.iv, a.n, idx, a.status, ISHMEM_CMP_EQ, 1), 0, 10 * k + 6);
@@ -155,7 +160,8 @@ __global__ void empty_sets(int* ivars, const int* all_masked, const int* vals, r
         }
         const size_t any = ishmemx_int_wait_until_any_work_group(a.iv, a.n, a.status, ISHMEM_CMP_EQ, 1, block);
         DEV_EXPECT_EQ(rep, any, SIZE_MAX, 100 + 10 * k);
-        const size_t some = ishmemx_int_test_some_vector_work_group(a.iv, a.n, shared_idx, a.status, ISHMEM_CMP_EQ, vals, block);
+        const size_t some =
+            ishmemx_int_test_some_vector_work_group(a.iv, a.n, shared_idx, a.status, ISHMEM_CMP_EQ, vals, block);
         DEV_EXPECT_EQ(rep, some, 0, 101 + 10 * k);
         ishmemx_int_wait_until_all_work_group(a.iv, a.n, a.status, ISHMEM_CMP_EQ, 1, block);
     }
@@ -219,7 +225,8 @@ __global__ void setter_and_waiter(int* ivars, int* late, int* word, const int* s
         ishmem_int_wait_until_all(ivars, 8, status8, ISHMEM_CMP_GE, 10);
     }
     // _work_group waits on `late` (entered before it is set) and ishmemx_int_wait on `word`.
-    const size_t some = ishmemx_int_wait_until_some_vector_work_group(late, 4, idx_out, status4, ISHMEM_CMP_GE, vals4, block);
+    const size_t some =
+        ishmemx_int_wait_until_some_vector_work_group(late, 4, idx_out, status4, ISHMEM_CMP_GE, vals4, block);
     DEV_EXPECT_TRUE(rep, some == 1 || some == 2, 30);
     ishmemx_int_wait_until_all_vector_work_group(late, 4, status4, ISHMEM_CMP_GE, vals4, block);
     if (block.thread_rank() == 0) {

@@ -68,7 +68,8 @@ TEST_F(GpuProxy, KernelThreadsPostInOrderAndGetTheirOwnAnswers) {
     sync(s, "post_requests (a thread waiting for a cell or an answer the proxy never gave)");
 
     std::vector<uint64_t> got(blocks * threads);
-    ASSERT_EQ(cudaMemcpy(got.data(), answers.get(), got.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(got.data(), answers.get(), got.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost),
+              cudaSuccess);
     for (int id = 0; id < blocks * threads; ++id)
         EXPECT_EQ(got[id], proxy_testing::amo_answer(ishmemi::op_cswap, 4, 1000 + id, 7, id)) << "thread " << id;
 

@@ -17,13 +17,15 @@ constexpr unsigned long long delay_ns = 20ull * 1000 * 1000;  // 20 ms
 __global__ void delayed_fill(int* dst, size_t n, int pe, int s, unsigned long long ns) {
     if (threadIdx.x == 0 && blockIdx.x == 0) sleep_ns(ns);
     __syncthreads();
-    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * static_cast<size_t>(blockDim.x))
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += gridDim.x * static_cast<size_t>(blockDim.x))
         dst[i] = pattern(pe, s, static_cast<long long>(i));
 }
 
 // Checks got[i] == pattern(pe, s, i) on the device (in stream order after the operation).
 __global__ void check_fill(const int* got, size_t n, int pe, int s, report_data* rep) {
-    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * static_cast<size_t>(blockDim.x))
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += gridDim.x * static_cast<size_t>(blockDim.x))
         DEV_EXPECT_EQ(rep, got[i], pattern(pe, s, static_cast<long long>(i)), i);
 }
 
@@ -45,7 +47,8 @@ TEST_F(GpuQueue, PutSignalAndWaitInStreamOrder) {
 
     delayed_fill<<<8, 256, 0, s1>>>(src.get(), qn, me, 1, delay_ns);
     GPU_LAUNCHED("delayed_fill");
-    ishmem::event put = ishmemx_int_put_signal_on_queue(dest.get(), src.get(), qn, sig.get(), 1, ISHMEM_SIGNAL_ADD, right, q1);
+    ishmem::event put =
+        ishmemx_int_put_signal_on_queue(dest.get(), src.get(), qn, sig.get(), 1, ISHMEM_SIGNAL_ADD, right, q1);
     ishmem::event wait = ishmemx_signal_wait_until_on_queue(sig.get(), ISHMEM_CMP_EQ, 1, ret.get(), q2);
     check_fill<<<8, 256, 0, s2>>>(dest.get(), qn, left, 1, rep);
     GPU_LAUNCHED("check_fill");
@@ -62,7 +65,9 @@ TEST_F(GpuQueue, PutSignalAndWaitInStreamOrder) {
     ishmem::event g = ishmemx_int_get_on_queue(back.get(), dest.get(), qn, right, q1, {b});
     sync(s1, "barrier_all_on_queue + get_on_queue");
     g.wait();
-    expect_elements(back.read(), [&](size_t i) { return pattern(me, 1, static_cast<long long>(i)); }, "get_on_queue from the right");
+    expect_elements(
+        back.read(), [&](size_t i) { return pattern(me, 1, static_cast<long long>(i)); },
+        "get_on_queue from the right");
     ishmem_barrier_all();
 }
 
@@ -94,9 +99,12 @@ TEST_F(GpuQueue, DepsOrderOperationsAcrossStreams) {
     ec.wait();
     ed.wait();
     rep.expect_clean("dest after barrier_all_on_queue (data of PE " + std::to_string(left) + ")");
-    expect_elements(stage.read(), [&](size_t i) { return pattern(me, 2, static_cast<long long>(i)); }, "stage (put after the slow kernel)");
+    expect_elements(
+        stage.read(), [&](size_t i) { return pattern(me, 2, static_cast<long long>(i)); },
+        "stage (put after the slow kernel)");
     ishmem_barrier_all();
-    expect_elements(dest.read(), [&](size_t i) { return pattern(left, 2, static_cast<long long>(i)); }, "dest (put after deps)");
+    expect_elements(
+        dest.read(), [&](size_t i) { return pattern(left, 2, static_cast<long long>(i)); }, "dest (put after deps)");
 }
 
 // wait_until_on_queue holds back later work on its stream: a kernel queued after it sees the word
@@ -105,7 +113,9 @@ __global__ void set_late(int* word, int value, int pe, unsigned long long ns) {
     sleep_ns(ns);
     ishmem_int_p(word, value, pe);
 }
-__global__ void expect_word(const int* word, int want, report_data* rep) { DEV_EXPECT_EQ(rep, load_volatile(word), want, 0); }
+__global__ void expect_word(const int* word, int want, report_data* rep) {
+    DEV_EXPECT_EQ(rep, load_volatile(word), want, 0);
+}
 
 TEST_F(GpuQueue, WaitOnQueueHoldsBackLaterWorkOnTheStream) {
     gpu_sym<int> word(1), out(1);
@@ -238,11 +248,14 @@ TEST_F(GpuQueue, NullStreamQueueIsTheLegacyStream) {
     GPU_CHECK(cudaStreamSynchronize(nullptr));
     auto from_left = [&](size_t i) { return pattern(left, 5, static_cast<long long>(i)); };
     expect_elements(dest.read(), from_left, "put_on_queue on the legacy stream after a kernel on stream 0");
-    expect_elements(sum.read(), [&](size_t i) {
-        int t = 0;
-        for (int pe = 0; pe < n; ++pe) t += pattern(pe, 5, static_cast<long long>(i));
-        return t;
-    }, "sum_reduce_on_queue on the legacy stream of what every PE received");
+    expect_elements(
+        sum.read(),
+        [&](size_t i) {
+            int t = 0;
+            for (int pe = 0; pe < n; ++pe) t += pattern(pe, 5, static_cast<long long>(i));
+            return t;
+        },
+        "sum_reduce_on_queue on the legacy stream of what every PE received");
     ishmem_barrier_all();
 }
 

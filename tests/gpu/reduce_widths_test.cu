@@ -32,12 +32,18 @@ template <class T> __global__ void block_sum(T* dest, const T* source, size_t n,
 enum form : int { host_sum, host_max_in_place, host_inscan, host_exscan, queue_sum, block_sum_form };
 const char* form_name(form f) {
     switch (f) {
-        case host_sum: return "ishmem_sum_reduce";
-        case host_max_in_place: return "ishmem_max_reduce in place";
-        case host_inscan: return "ishmem_sum_inscan";
-        case host_exscan: return "ishmem_sum_exscan";
-        case queue_sum: return "ishmemx_sum_reduce_on_queue";
-        default: return "ishmemx_sum_reduce_work_group (block)";
+        case host_sum:
+            return "ishmem_sum_reduce";
+        case host_max_in_place:
+            return "ishmem_max_reduce in place";
+        case host_inscan:
+            return "ishmem_sum_inscan";
+        case host_exscan:
+            return "ishmem_sum_exscan";
+        case queue_sum:
+            return "ishmemx_sum_reduce_on_queue";
+        default:
+            return "ishmemx_sum_reduce_work_group (block)";
     }
 }
 
@@ -83,10 +89,18 @@ TYPED_TEST(GpuReduceWidths, EveryLengthAndAlignment) {
                 ret[0] = -1;
                 int r = 0;
                 switch (f) {
-                    case host_sum: r = ishmem_sum_reduce(out, in, len); break;
-                    case host_max_in_place: r = ishmem_max_reduce(out, in, len); break;
-                    case host_inscan: r = ishmem_sum_inscan(out, in, len); break;
-                    case host_exscan: r = ishmem_sum_exscan(out, in, len); break;
+                    case host_sum:
+                        r = ishmem_sum_reduce(out, in, len);
+                        break;
+                    case host_max_in_place:
+                        r = ishmem_max_reduce(out, in, len);
+                        break;
+                    case host_inscan:
+                        r = ishmem_sum_inscan(out, in, len);
+                        break;
+                    case host_exscan:
+                        r = ishmem_sum_exscan(out, in, len);
+                        break;
                     case queue_sum:
                         ishmemx_sum_reduce_on_queue(out, in, len, ret.get(), q).wait();
                         r = ret[0];
@@ -100,9 +114,12 @@ TYPED_TEST(GpuReduceWidths, EveryLengthAndAlignment) {
                 }
                 EXPECT_EQ(r, 0) << what;
                 const std::vector<T> got = dst.read(0, off + len + 16);
-                expect_elements(got, [&](size_t i) {
-                    return i < off || i >= off + len ? sentinel<T>() : expected<T>(f, me, n, i - off);
-                }, what);
+                expect_elements(
+                    got,
+                    [&](size_t i) {
+                        return i < off || i >= off + len ? sentinel<T>() : expected<T>(f, me, n, i - off);
+                    },
+                    what);
                 ishmem_barrier_all();
             }
 }

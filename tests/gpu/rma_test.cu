@@ -59,7 +59,8 @@ __global__ void ring_tile(int* dest, int* src, uint64_t* sig, size_t nelems, int
         for (size_t i = tile.thread_rank(); i < nelems; i += tile.size()) my_src[i] = ring_value(me, c, r, rounds, i);
         tile.sync();
         ishmemx_int_put_signal_work_group(dest + slot, my_src, nelems, sig + c, 1, ISHMEM_SIGNAL_ADD, right, tile);
-        const uint64_t seen = ishmemx_signal_wait_until_work_group(sig + c, ISHMEM_CMP_GE, static_cast<uint64_t>(r + 1), tile);
+        const uint64_t seen =
+            ishmemx_signal_wait_until_work_group(sig + c, ISHMEM_CMP_GE, static_cast<uint64_t>(r + 1), tile);
         // A _work_group routine returns the same value in every thread of the group.
         DEV_EXPECT_EQ(rep, seen, tile.shfl(seen, 0), 1000000 + c);
         DEV_EXPECT_TRUE(rep, seen >= static_cast<uint64_t>(r + 1) && seen <= static_cast<uint64_t>(rounds), r);
@@ -103,7 +104,8 @@ class GpuRing : public GpuTest {
                 return pattern(left, c * rounds + r, static_cast<long long>(k % ne));
             },
             std::string(rc.what) + ": data from PE " + std::to_string(left));
-        expect_elements(sig.read(), [&](size_t) { return static_cast<uint64_t>(rounds); }, std::string(rc.what) + ": signals");
+        expect_elements(
+            sig.read(), [&](size_t) { return static_cast<uint64_t>(rounds); }, std::string(rc.what) + ": signals");
     }
 };
 
@@ -254,16 +256,19 @@ TEST_F(GpuRing, NbiPutsGetsAndFetchesCompleteAtQuiet) {
     dev_report rep;
     stream s;
     ishmem_barrier_all();  // every src is written before any get reads it
-    nbi_then_quiet<<<blocks, threads, 0, s>>>(dest.get(), src.get(), got.get(), counter.get(), fetched.get(), per_thread, rep);
+    nbi_then_quiet<<<blocks, threads, 0, s>>>(dest.get(), src.get(), got.get(), counter.get(), fetched.get(),
+                                              per_thread, rep);
     GPU_LAUNCHED("nbi_then_quiet");
     sync(s, "nbi_then_quiet");
     rep.expect_clean("get_nbi data after quiet");
     ishmem_barrier_all();
-    expect_elements(dest.read(), [&](size_t i) { return pattern(left, 0, static_cast<long long>(i)); }, "put_nbi data");
+    expect_elements(
+        dest.read(), [&](size_t i) { return pattern(left, 0, static_cast<long long>(i)); }, "put_nbi data");
     EXPECT_EQ(counter.read_one(0), total_threads) << "fetch_add_nbi count from PE " << left;
     std::vector<uint64_t> f = fetched.read();
     std::sort(f.begin(), f.end());
-    expect_elements(f, [](size_t i) { return static_cast<uint64_t>(i); }, "fetch_add_nbi values (sorted) are 0..T-1");
+    expect_elements(
+        f, [](size_t i) { return static_cast<uint64_t>(i); }, "fetch_add_nbi values (sorted) are 0..T-1");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -277,13 +282,14 @@ __global__ void strided(int* idest, int* bdest, int* widest, int* wbdest, const 
     const int me = ishmem_my_pe(), n = ishmem_n_pes();
     const int right = (me + 1) % n, left = (me + n - 1) % n;
     if (block.thread_rank() == 0) {
-        ishmem_int_iput(idest, src, 3, 2, strided_n, right);               // idest[3i] = src[2i]
-        ishmemx_int_ibput(bdest, src, 10, 7, 4, 50, right);                 // bdest[10b + j] = src[7b + j]
-        ishmem_int_iget(got, src, 2, 3, strided_n, left);                   // got[2i] = left src[3i]
-        ishmemx_int_ibget(got + 300, src, 6, 9, 5, 40, left);               // got[300 + 6b + j] = left src[9b + j]
+        ishmem_int_iput(idest, src, 3, 2, strided_n, right);   // idest[3i] = src[2i]
+        ishmemx_int_ibput(bdest, src, 10, 7, 4, 50, right);    // bdest[10b + j] = src[7b + j]
+        ishmem_int_iget(got, src, 2, 3, strided_n, left);      // got[2i] = left src[3i]
+        ishmemx_int_ibget(got + 300, src, 6, 9, 5, 40, left);  // got[300 + 6b + j] = left src[9b + j]
         for (size_t i = 0; i < strided_n; ++i) DEV_EXPECT_EQ(rep, got[2 * i], pattern(left, 0, 3 * i), 2 * i);
         for (size_t b = 0; b < 40; ++b)
-            for (size_t j = 0; j < 5; ++j) DEV_EXPECT_EQ(rep, got[300 + 6 * b + j], pattern(left, 0, 9 * b + j), 300 + 6 * b + j);
+            for (size_t j = 0; j < 5; ++j)
+                DEV_EXPECT_EQ(rep, got[300 + 6 * b + j], pattern(left, 0, 9 * b + j), 300 + 6 * b + j);
     }
     block.sync();
     ishmemx_int_iput_work_group(widest, src, 3, 2, strided_n, right, block);
@@ -306,7 +312,9 @@ TEST_F(GpuRing, StridedAndBlockedPutsAndGets) {
     sync(s, "strided");
     rep.expect_clean("iget/ibget data");
     ishmem_barrier_all();
-    const auto want_i = [&](size_t k) { return k % 3 == 0 && k / 3 < strided_n ? pattern(left, 0, static_cast<long long>(k / 3 * 2)) : 0; };
+    const auto want_i = [&](size_t k) {
+        return k % 3 == 0 && k / 3 < strided_n ? pattern(left, 0, static_cast<long long>(k / 3 * 2)) : 0;
+    };
     const auto want_b = [&](size_t k) {
         const size_t b = k / 10, j = k % 10;
         return b < 50 && j < 4 ? pattern(left, 0, static_cast<long long>(7 * b + j)) : 0;

@@ -32,7 +32,8 @@ std::vector<int> device_view(ishmem_team_t team, int world_me) {
 std::vector<int> host_view(ishmem_team_t team, int world_me) {
     const int my = ishmem_team_my_pe(team);
     return {my, ishmem_team_n_pes(team), ishmem_team_translate_pe(team, 0, ISHMEM_TEAM_WORLD),
-            ishmem_team_translate_pe(team, my, ISHMEM_TEAM_WORLD), ishmem_team_translate_pe(ISHMEM_TEAM_WORLD, world_me, team)};
+            ishmem_team_translate_pe(team, my, ISHMEM_TEAM_WORLD),
+            ishmem_team_translate_pe(ISHMEM_TEAM_WORLD, world_me, team)};
 }
 
 TEST_F(GpuTeams, DeviceSeesTeamsAsTheHostDoes) {
@@ -58,9 +59,9 @@ TEST_F(GpuTeams, DeviceSeesTeamsAsTheHostDoes) {
 // Each round, every thread of the caller's group puts its element to the right neighbour, the group
 // takes the barrier, and checks what the left neighbour put; the second barrier keeps the next
 // round's puts out until everyone has checked.
-template <class Barrier>
-__device__ void put_barrier_rounds(int* buf, int elems, int me, int n, int rounds, report_data* rep, Barrier barrier,
-                                   unsigned rank, unsigned size) {
+template <class Barrier> __device__ void put_barrier_rounds(int* buf, int elems, int me, int n, int rounds,
+                                                            report_data* rep, Barrier barrier, unsigned rank,
+                                                            unsigned size) {
     const int right = (me + 1) % n, left = (me + n - 1) % n;
     for (int r = 1; r <= rounds; ++r) {
         for (int i = static_cast<int>(rank); i < elems; i += static_cast<int>(size))
@@ -73,18 +74,21 @@ __device__ void put_barrier_rounds(int* buf, int elems, int me, int n, int round
 }
 
 __global__ void rounds_thread(int* buf, int elems, int me, int n, int rounds, report_data* rep) {
-    put_barrier_rounds(buf, elems, me, n, rounds, rep, [] { ishmem_barrier_all(); }, 0, 1);
+    put_barrier_rounds(
+        buf, elems, me, n, rounds, rep, [] { ishmem_barrier_all(); }, 0, 1);
 }
 __global__ void rounds_block(int* buf, int elems, int me, int n, int rounds, report_data* rep) {
     auto block = cooperative_groups::this_thread_block();
-    put_barrier_rounds(buf, elems, me, n, rounds, rep, [&] { ishmemx_barrier_all_work_group(block); },
-                       block.thread_rank(), block.num_threads());
+    put_barrier_rounds(
+        buf, elems, me, n, rounds, rep, [&] { ishmemx_barrier_all_work_group(block); }, block.thread_rank(),
+        block.num_threads());
 }
 __global__ void rounds_warp_sync(int* buf, int elems, int me, int n, int rounds, report_data* rep) {
     auto warp = cooperative_groups::tiled_partition<32>(cooperative_groups::this_thread_block());
     // sync_all orders stores; in device code p is a store through the peer mapping.
-    put_barrier_rounds(buf, elems, me, n, rounds, rep, [&] { ishmemx_sync_all_work_group(warp); }, warp.thread_rank(),
-                       warp.num_threads());
+    put_barrier_rounds(
+        buf, elems, me, n, rounds, rep, [&] { ishmemx_sync_all_work_group(warp); }, warp.thread_rank(),
+        warp.num_threads());
 }
 
 TEST_F(GpuTeams, DeviceBarriersOrderEveryMembersPuts) {
@@ -118,7 +122,8 @@ __global__ void team_rounds(ishmem_team_t team, int* counter, int rounds, report
         return;
     }
     for (int r = 1; r <= rounds; ++r) {
-        for (int k = 0; k < tn; ++k) ishmem_int_atomic_add(counter, 1, ishmem_team_translate_pe(team, k, ISHMEM_TEAM_WORLD));
+        for (int k = 0; k < tn; ++k)
+            ishmem_int_atomic_add(counter, 1, ishmem_team_translate_pe(team, k, ISHMEM_TEAM_WORLD));
         ishmem_quiet();
         status[0] |= ishmem_team_sync(team);
         DEV_EXPECT_EQ(rep, load_volatile(counter), tn * r, r);

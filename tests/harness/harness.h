@@ -30,9 +30,8 @@ template <class T> T value(int pe, std::size_t i) {
 // Polls pred() until it is true or timeout_ms pass; on timeout records a test failure that says
 // what was awaited and returns false, so that a lost message fails the test instead of hanging the
 // job. Backs off from spinning to sched_yield to short sleeps, so that more PEs than cores progress.
-template <class Pred>
-bool wait_for(Pred&& pred, int timeout_ms, std::string_view what,
-              std::source_location where = std::source_location::current()) {
+template <class Pred> bool wait_for(Pred&& pred, int timeout_ms, std::string_view what,
+                                    std::source_location where = std::source_location::current()) {
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
     const auto deadline = start + std::chrono::milliseconds(timeout_ms);
@@ -46,8 +45,7 @@ bool wait_for(Pred&& pred, int timeout_ms, std::string_view what,
         else
             std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
-    ADD_FAILURE_AT(where.file_name(), where.line())
-        << "timed out after " << timeout_ms << " ms waiting for " << what;
+    ADD_FAILURE_AT(where.file_name(), where.line()) << "timed out after " << timeout_ms << " ms waiting for " << what;
     return false;
 }
 
@@ -83,8 +81,8 @@ template <class K> auto run_in_group_returning(std::size_t nthreads, K&& kernel)
     std::vector<R> results(nthreads);
     run_in_group(nthreads, [&results, &kernel](ishmem::group<1> g) { results[g.get_local_linear_id()] = kernel(g); });
     for (std::size_t i = 1; i < nthreads; ++i)
-        EXPECT_EQ(results[i], results[0]) << "work-item " << i << " of a group of " << nthreads
-                                          << " returned another value than work-item 0";
+        EXPECT_EQ(results[i], results[0])
+            << "work-item " << i << " of a group of " << nthreads << " returned another value than work-item 0";
     return results[0];
 }
 

@@ -31,7 +31,7 @@ namespace {
 
 unsigned timeout_seconds = 60;
 std::string pe_label = "?";  // "[PE ?]" until ishmem_init has told us who we are
-char timeout_message[512];  // written before the alarm is armed; read by the signal handler
+char timeout_message[512];   // written before the alarm is armed; read by the signal handler
 size_t timeout_message_len = 0;
 
 extern "C" void on_timeout(int) {  // only async-signal-safe calls here
@@ -55,8 +55,8 @@ unsigned read_timeout() {
 void arm_watchdog(const std::string& what, unsigned extra_seconds = 0) {
     if (timeout_seconds == 0) return;
     const unsigned seconds = timeout_seconds + extra_seconds;
-    int n = std::snprintf(timeout_message, sizeof timeout_message, "[PE %s] TIMEOUT: %s after %u s\n",
-                          pe_label.c_str(), what.c_str(), seconds);
+    int n = std::snprintf(timeout_message, sizeof timeout_message, "[PE %s] TIMEOUT: %s after %u s\n", pe_label.c_str(),
+                          what.c_str(), seconds);
     timeout_message_len = n < 0 ? 0 : std::min(static_cast<size_t>(n), sizeof timeout_message - 1);
     alarm(seconds);
 }
@@ -71,9 +71,7 @@ void install_watchdog() {
     sigaction(SIGALRM, &sa, nullptr);
 }
 
-std::string full_name(const testing::TestInfo& t) {
-    return std::string(t.test_suite_name()) + "." + t.name();
-}
+std::string full_name(const testing::TestInfo& t) { return std::string(t.test_suite_name()) + "." + t.name(); }
 
 // Arms the watchdog around each test, and keeps the PEs in step between tests.
 class lockstep_listener : public testing::EmptyTestEventListener {

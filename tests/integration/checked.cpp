@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
     const char* mode = argc > 1 ? argv[1] : "ok";
     ishmem_init();
     const int me = ishmem_my_pe(), n = ishmem_n_pes();
-    int* a = static_cast<int*>(ishmem_calloc(8, sizeof(int)));     // 32 bytes
+    int* a = static_cast<int*>(ishmem_calloc(8, sizeof(int)));      // 32 bytes
     long* b = static_cast<long*>(ishmem_calloc(64, sizeof(long)));  // 512 bytes, right after a
     int* dst = static_cast<int*>(ishmem_calloc(64, sizeof(int)));
     int* src = static_cast<int*>(ishmem_calloc(64, sizeof(int)));
@@ -50,21 +50,31 @@ int main(int argc, char** argv) {
     } else if (is("root")) {
         ishmem_int_broadcast(ISHMEM_TEAM_WORLD, dst, src, 4, me == 1 ? 0 : 1);
     } else if (is("barrier_vs_sync")) {
-        if (me == 1) ishmem_barrier_all(); else ishmem_sync_all();
+        if (me == 1)
+            ishmem_barrier_all();
+        else
+            ishmem_sync_all();
     } else if (is("type")) {
-        if (me == 1) ishmem_int_sum_reduce(ISHMEM_TEAM_WORLD, dst, a, 4);
-        else ishmem_long_sum_reduce(ISHMEM_TEAM_WORLD, reinterpret_cast<long*>(dst), b, 4);
+        if (me == 1)
+            ishmem_int_sum_reduce(ISHMEM_TEAM_WORLD, dst, a, 4);
+        else
+            ishmem_long_sum_reduce(ISHMEM_TEAM_WORLD, reinterpret_cast<long*>(dst), b, 4);
     } else if (is("other_team")) {
         ishmem_team_t pair = ISHMEM_TEAM_INVALID;
         ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, 2, nullptr, 0, &pair);
-        if (me == 1) ishmem_team_sync(pair); else ishmem_barrier_all();
+        if (me == 1)
+            ishmem_team_sync(pair);
+        else
+            ishmem_barrier_all();
     } else if (is("split_args")) {
         ishmem_team_t t = ISHMEM_TEAM_INVALID;
         ishmem_team_split_strided(ISHMEM_TEAM_WORLD, me == 1 ? 1 : 0, 1, 1, nullptr, 0, &t);
     } else if (is("split_kind")) {
         ishmem_team_t x = ISHMEM_TEAM_INVALID, y = ISHMEM_TEAM_INVALID;
-        if (me == 1) ishmem_team_split_2d(ISHMEM_TEAM_WORLD, 1, nullptr, 0, &x, nullptr, 0, &y);
-        else ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, 1, nullptr, 0, &x);
+        if (me == 1)
+            ishmem_team_split_2d(ISHMEM_TEAM_WORLD, 1, nullptr, 0, &x, nullptr, 0, &y);
+        else
+            ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, 1, nullptr, 0, &x);
     } else if (is("malloc_size")) {
         ishmem_malloc(me == 1 ? 64 : 128);
     } else if (is("free_other")) {
@@ -77,7 +87,8 @@ int main(int argc, char** argv) {
         const int rc = is("split_one_bad")
                            ? ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, me == 1 ? 0 : n, nullptr, 0, &t)
                            : ishmem_team_split_2d(ISHMEM_TEAM_WORLD, me == 1 ? 0 : 1, nullptr, 0, &t, nullptr, 0, &y);
-        std::printf("checked %s: PE %d: rc %d, team %s\n", mode, me, rc, t == ISHMEM_TEAM_INVALID ? "invalid" : "valid");
+        std::printf("checked %s: PE %d: rc %d, team %s\n", mode, me, rc,
+                    t == ISHMEM_TEAM_INVALID ? "invalid" : "valid");
         std::fflush(stdout);
         if (rc != -1 || t != ISHMEM_TEAM_INVALID) return 3;
     } else if (is("overflow_put")) {
@@ -87,10 +98,15 @@ int main(int argc, char** argv) {
     } else if (is("overflow_alltoall")) {
         ishmem_long_alltoall(ISHMEM_TEAM_WORLD, b, b, (size_t{1} << 61) / static_cast<size_t>(n));
     } else if (is("stuck")) {
-        if (me == 1) ishmem_int_wait_until(a, ISHMEM_CMP_EQ, 42); else ishmem_barrier_all();
+        if (me == 1)
+            ishmem_int_wait_until(a, ISHMEM_CMP_EQ, 42);
+        else
+            ishmem_barrier_all();
     } else if (is("stuck_test")) {
-        if (me == 1) while (!ishmem_int_test(a, ISHMEM_CMP_EQ, 42)) {}
-        else ishmem_barrier_all();
+        if (me == 1)
+            while (!ishmem_int_test(a, ISHMEM_CMP_EQ, 42)) {}
+        else
+            ishmem_barrier_all();
     } else if (is("ok")) {
         ishmem_putmem(a, local, 32, (me + 1) % n);
         ishmem_int_sum_reduce(ISHMEM_TEAM_WORLD, dst, a, 8);

@@ -25,7 +25,10 @@ int main(int argc, char** argv) {
     } else if (is("past")) {
         shmem_putmem(a, local, 40, (me + 1) % n);
     } else if (is("stuck")) {
-        if (me == 1) shmem_int_wait_until(a, SHMEM_CMP_EQ, 42); else shmem_barrier_all();
+        if (me == 1)
+            shmem_int_wait_until(a, SHMEM_CMP_EQ, 42);
+        else
+            shmem_barrier_all();
     } else {
         std::fprintf(stderr, "checked_shmem: unknown mode %s\n", mode);
         return 2;

@@ -18,14 +18,12 @@
 
 static int rank;
 
-static void fail(const char *what, long got, long want)
-{
+static void fail(const char* what, long got, long want) {
     fprintf(stderr, "mpi_window_check: rank %d: %s: got %ld, want %ld\n", rank, what, got, want);
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char** argv) {
     int provided, size;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -37,7 +35,7 @@ int main(int argc, char **argv)
     /* Hostnames: gather all and count the distinct ones. */
     char host[HOSTLEN] = {0};
     gethostname(host, HOSTLEN - 1);
-    char *all = calloc((size_t)size, HOSTLEN);
+    char* all = calloc((size_t)size, HOSTLEN);
     MPI_Allgather(host, HOSTLEN, MPI_CHAR, all, HOSTLEN, MPI_CHAR, MPI_COMM_WORLD);
     int distinct = 0;
     for (int i = 0; i < size; i++) {
@@ -49,7 +47,7 @@ int main(int argc, char **argv)
     fflush(stdout);
 
     /* Window: buf[0..N) receives the left neighbour's put, buf[N] is the counter. */
-    int64_t *buf;
+    int64_t* buf;
     MPI_Win win;
     buf = calloc(N + 1, sizeof(int64_t));
     MPI_Win_create(buf, (N + 1) * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
@@ -78,7 +76,8 @@ int main(int argc, char **argv)
     MPI_Get(mine, N + 1, MPI_INT64_T, rank, 0, N + 1, MPI_INT64_T, win);
     MPI_Win_flush(rank, win);
     for (int i = 0; i < N; i++)
-        if (mine[i] != (int64_t)prev * 1000 + i) fail("data put by left neighbour", (long)mine[i], (long)prev * 1000 + i);
+        if (mine[i] != (int64_t)prev * 1000 + i)
+            fail("data put by left neighbour", (long)mine[i], (long)prev * 1000 + i);
     if (rank == 0 && mine[N] != (int64_t)size * (size + 1) / 2)
         fail("fetch_and_op total", (long)mine[N], (long)size * (size + 1) / 2);
 

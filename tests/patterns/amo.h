@@ -24,7 +24,8 @@ inline constexpr std::size_t ops_per_pe = 5;  // contended operations per PE
 enum : std::size_t { contended = 0, neighbour = 1, extra = 2, words = 4 };
 
 // Collects (returned, operand) of every PE's operations on PE 0's word, PE 0's first.
-template <class T> std::vector<std::pair<T, T>> gather_ops(const std::vector<T>& returned, const std::vector<T>& operands) {
+template <class T>
+std::vector<std::pair<T, T>> gather_ops(const std::vector<T>& returned, const std::vector<T>& operands) {
     const std::vector<T> r = allgather(returned), o = allgather(operands);
     std::vector<std::pair<T, T>> ops(r.size());
     for (std::size_t i = 0; i < r.size(); ++i) ops[i] = {r[i], o[i]};
@@ -51,9 +52,12 @@ template <class T> bool masks_fit(int n) { return 4 * static_cast<unsigned>(n) <
 enum class bitop { and_, or_, xor_ };
 template <class T> T apply(bitop op, T a, T b) {
     switch (op) {
-        case bitop::and_: return static_cast<T>(a & b);
-        case bitop::or_: return static_cast<T>(a | b);
-        default: return static_cast<T>(a ^ b);
+        case bitop::and_:
+            return static_cast<T>(a & b);
+        case bitop::or_:
+            return static_cast<T>(a | b);
+        default:
+            return static_cast<T>(a ^ b);
     }
 }
 inline const char* name(bitop op) { return op == bitop::and_ ? "and" : op == bitop::or_ ? "or" : "xor"; }
@@ -110,9 +114,9 @@ template <class T, bool Fetching, class Op> void bitwise(bitop op, Op amo) {
     EXPECT_TRUE(equal(here, want)) << name(op) << " on " << on_pe(w.me) << " by " << on_pe(w.left) << ": got "
                                    << show(here) << ", expected " << show(want);
     if constexpr (Fetching)
-        expect_linearizable(bit_init<T>(op), gather_ops(returned, operands), got,
-                            [op](T a, T b) { return apply(op, a, b); },
-                            std::string("fetch_") + name(op) + " by all PEs on PE 0");
+        expect_linearizable(
+            bit_init<T>(op), gather_ops(returned, operands), got, [op](T a, T b) { return apply(op, a, b); },
+            std::string("fetch_") + name(op) + " by all PEs on PE 0");
 }
 
 // fetch_add / add (Fetching false) and fetch_inc / inc (Inc true: the operand is 1).
@@ -142,9 +146,9 @@ template <class T, bool Fetching, bool Inc, class Op> void additive(Op amo) {
             call(x.get() + contended, mine, 0);
     }
     for (std::size_t k = 1; k < returned.size(); ++k) {
-        EXPECT_TRUE(returned[k - 1] < returned[k]) << what << " on PE 0 by " << on_pe(w.me) << ": op " << k
-                                                  << " returned " << show(returned[k]) << " after "
-                                                  << show(returned[k - 1]);
+        EXPECT_TRUE(returned[k - 1] < returned[k])
+            << what << " on PE 0 by " << on_pe(w.me) << ": op " << k << " returned " << show(returned[k]) << " after "
+            << show(returned[k - 1]);
     }
 
     // Neighbour word.
@@ -155,9 +159,9 @@ template <class T, bool Fetching, bool Inc, class Op> void additive(Op amo) {
     for (std::size_t k = 0; k < steps.size(); ++k) {
         if constexpr (Fetching) {
             const T old = call(x.get() + neighbour, steps[k], w.right);
-            EXPECT_TRUE(equal(old, expect_old)) << what << " #" << k << " on " << on_pe(w.right) << " by "
-                                                << on_pe(w.me) << " returned " << show(old) << ", expected "
-                                                << show(expect_old);
+            EXPECT_TRUE(equal(old, expect_old))
+                << what << " #" << k << " on " << on_pe(w.right) << " by " << on_pe(w.me) << " returned " << show(old)
+                << ", expected " << show(expect_old);
         } else {
             call(x.get() + neighbour, steps[k], w.right);
         }
@@ -173,12 +177,12 @@ template <class T, bool Fetching, bool Inc, class Op> void additive(Op amo) {
     T want = make_value<T>(w.me, 0);
     for (const T s : steps) want = static_cast<T>(want + s);
     const T here = x.load(neighbour);
-    EXPECT_TRUE(equal(here, want)) << what << " on " << on_pe(w.me) << " by " << on_pe(w.left) << ": got "
-                                   << show(here) << ", expected " << show(want);
+    EXPECT_TRUE(equal(here, want)) << what << " on " << on_pe(w.me) << " by " << on_pe(w.left) << ": got " << show(here)
+                                   << ", expected " << show(want);
     if constexpr (Fetching)
-        expect_linearizable(T{0}, gather_ops(returned, operands), got,
-                            [](T a, T b) { return static_cast<T>(a + b); },
-                            std::string(what) + " by all PEs on PE 0");
+        expect_linearizable(
+            T{0}, gather_ops(returned, operands), got, [](T a, T b) { return static_cast<T>(a + b); },
+            std::string(what) + " by all PEs on PE 0");
 }
 
 }  // namespace amo_detail
@@ -194,8 +198,9 @@ template <class T, class Fetch> void amo_fetch(Fetch fetch) {
     ishmem_barrier_all();
     for (int pe = 0; pe < w.n; ++pe) {
         T got[2] = {fetch(x.get(), pe), fetch(x.get() + 1, pe)};
-        expect_elements(got, 2, [&](std::size_t i) { return make_value<T>(pe, i); },
-                        "fetch from " + on_pe(pe) + " by " + on_pe(w.me));
+        expect_elements(
+            got, 2, [&](std::size_t i) { return make_value<T>(pe, i); },
+            "fetch from " + on_pe(pe) + " by " + on_pe(w.me));
     }
     ishmem_barrier_all();
 }
@@ -214,8 +219,9 @@ template <class T, class Set> void amo_set(Set set) {
     set(x.get() + w.n, make_value<T>(w.me, 100), 0);
     ishmem_quiet();
     ishmem_barrier_all();
-    expect_elements(x.read(0, w.n), [&](std::size_t j) { return make_value<T>(static_cast<int>(j), w.me); },
-                    "set of word [j] by PE j, read on " + on_pe(w.me));
+    expect_elements(
+        x.read(0, w.n), [&](std::size_t j) { return make_value<T>(static_cast<int>(j), w.me); },
+        "set of word [j] by PE j, read on " + on_pe(w.me));
     const T last = amo_detail::read_pe0(x.get() + w.n);
     bool found = false;
     for (int pe = 0; pe < w.n; ++pe) found = found || equal(last, make_value<T>(pe, 100));
@@ -240,9 +246,9 @@ template <class T, class Swap> void amo_swap(Swap swap) {
         returned.push_back(swap(x.get() + contended, operands.back(), 0));
     }
     const T old = swap(x.get() + neighbour, make_value<T>(w.me, 21), w.right);
-    EXPECT_TRUE(equal(old, make_value<T>(w.right, 20))) << "swap on " << on_pe(w.right) << " by " << on_pe(w.me)
-                                                        << " returned " << show(old) << ", expected "
-                                                        << show(make_value<T>(w.right, 20));
+    EXPECT_TRUE(equal(old, make_value<T>(w.right, 20)))
+        << "swap on " << on_pe(w.right) << " by " << on_pe(w.me) << " returned " << show(old) << ", expected "
+        << show(make_value<T>(w.right, 20));
     ishmem_quiet();
     ishmem_barrier_all();
     const T here = x.load(neighbour);
@@ -250,8 +256,8 @@ template <class T, class Swap> void amo_swap(Swap swap) {
         << "swap on " << on_pe(w.me) << " by " << on_pe(w.left) << " left " << show(here) << ", expected "
         << show(make_value<T>(w.left, 21));
     const T got = read_pe0(x.get() + contended);
-    expect_linearizable(init, gather_ops(returned, operands), got, [](T, T b) { return b; },
-                        "swap by all PEs on PE 0");
+    expect_linearizable(
+        init, gather_ops(returned, operands), got, [](T, T b) { return b; }, "swap by all PEs on PE 0");
 }
 
 // compare_swap: all PEs try to swap 0 -> me + 1 on one word of PE 0: exactly one wins (gets 0 back),
@@ -280,8 +286,8 @@ template <class T, class Cas> void amo_compare_swap(Cas cas) {
 
     const T here = x.load(neighbour);
     EXPECT_TRUE(equal(here, make_value<T>(w.left, 4)))
-        << "compare_swap on " << on_pe(w.me) << " by " << on_pe(w.left) << " left " << show(here)
-        << ", expected " << show(make_value<T>(w.left, 4));
+        << "compare_swap on " << on_pe(w.me) << " by " << on_pe(w.left) << " left " << show(here) << ", expected "
+        << show(make_value<T>(w.left, 4));
     const std::vector<T> all = allgather(std::vector<T>{r});
     int winners = 0, winner = -1;
     for (int pe = 0; pe < w.n; ++pe)

@@ -34,9 +34,8 @@ template <class Barrier> void sync_barrier(Barrier barrier) {
         for (int k = 0; k < w.n; ++k) ishmem_int_atomic_inc(counter.get(), (w.me + k) % w.n);
         ishmem_quiet();
         barrier();
-        EXPECT_EQ(counter.load(0), w.n * r)
-            << "round " << r << ": after the barrier " << on_pe(w.me) << " has seen only part of the "
-            << w.n << " increments of every round";
+        EXPECT_EQ(counter.load(0), w.n * r) << "round " << r << ": after the barrier " << on_pe(w.me)
+                                            << " has seen only part of the " << w.n << " increments of every round";
         barrier();
     }
 }
@@ -121,12 +120,15 @@ template <class T, class F> void alltoalls(F f) {
             if (t.me >= 0) {
                 EXPECT_EQ(call_on(f, team, out.get(), static_cast<const T*>(src.get()), dst, sst, nelems), 0);
                 const std::vector<T> got = out.read(0, dlen);
-                expect_elements(got, [&](std::size_t idx) {
-                    const std::size_t q = idx / static_cast<std::size_t>(dst);
-                    if (idx % static_cast<std::size_t>(dst) != 0 || q >= nelems * t.n) return sentinel<T>();
-                    const std::size_t from = q / nelems, k = q % nelems;  // sender's team index, element
-                    return make_value<T>(t.world(static_cast<int>(from)), (t.me * nelems + k) * sst);
-                }, what + " over " + t.name());
+                expect_elements(
+                    got,
+                    [&](std::size_t idx) {
+                        const std::size_t q = idx / static_cast<std::size_t>(dst);
+                        if (idx % static_cast<std::size_t>(dst) != 0 || q >= nelems * t.n) return sentinel<T>();
+                        const std::size_t from = q / nelems, k = q % nelems;  // sender's team index, element
+                        return make_value<T>(t.world(static_cast<int>(from)), (t.me * nelems + k) * sst);
+                    },
+                    what + " over " + t.name());
             } else {
                 expect_untouched(out.read(0, dlen), what + " on a PE outside the team");
             }
@@ -151,9 +153,10 @@ template <class T, class F> void alltoall(F f) {
                 EXPECT_EQ(call_on(f, team, dst.get(), static_cast<const T*>(src.get()), nelems), 0);
                 const std::vector<T> got = dst.read(0, nelems * w.n + 2);
                 for (int j = 0; j < t.n; ++j)
-                    expect_elements(got.data() + j * nelems, nelems,
-                                    [&](std::size_t i) { return make_value<T>(t.world(j), t.me * nelems + i); },
-                                    "alltoall over " + t.name() + ": block from team PE " + std::to_string(j));
+                    expect_elements(
+                        got.data() + j * nelems, nelems,
+                        [&](std::size_t i) { return make_value<T>(t.world(j), t.me * nelems + i); },
+                        "alltoall over " + t.name() + ": block from team PE " + std::to_string(j));
                 expect_untouched(got.data() + nelems * t.n, 2, "alltoall: after the blocks");
             } else {
                 expect_untouched(dst.read(0, nelems * w.n + 2), "alltoall on a PE outside the team");
@@ -186,8 +189,9 @@ template <class T, class F> void broadcast(F f) {
             if (t.me >= 0) {
                 EXPECT_EQ(call_on(f, team, dst.get(), static_cast<const T*>(src.get()), nelems, root), 0);
                 const std::vector<T> got = dst.read(0, nelems + 2);
-                expect_elements(got.data(), nelems, [&](std::size_t i) { return make_value<T>(root_world, i + root); },
-                                "broadcast over " + t.name() + " from team PE " + std::to_string(root));
+                expect_elements(
+                    got.data(), nelems, [&](std::size_t i) { return make_value<T>(root_world, i + root); },
+                    "broadcast over " + t.name() + " from team PE " + std::to_string(root));
                 expect_untouched(got.data() + nelems, 2, "broadcast: after dest");
             } else {
                 expect_untouched(dst.read(0, nelems + 2), "broadcast on a PE outside the team");
@@ -216,8 +220,9 @@ template <class T, class F> void collect(F f) {
                 const std::vector<T> got = dst.read(0, max_each * w.n + 2);
                 std::size_t off = 0;
                 for (int j = 0; j < t.n; ++j) {
-                    expect_elements(got.data() + off, count(j), [&](std::size_t i) { return make_value<T>(t.world(j), i + r); },
-                                    "collect over " + t.name() + ": part of team PE " + std::to_string(j));
+                    expect_elements(
+                        got.data() + off, count(j), [&](std::size_t i) { return make_value<T>(t.world(j), i + r); },
+                        "collect over " + t.name() + ": part of team PE " + std::to_string(j));
                     off += count(j);
                 }
                 expect_untouched(got.data() + off, 2, "collect: after the parts");
@@ -244,8 +249,9 @@ template <class T, class F> void fcollect(F f) {
                 EXPECT_EQ(call_on(f, team, dst.get(), static_cast<const T*>(src.get()), nelems), 0);
                 const std::vector<T> got = dst.read(0, nelems * w.n + 2);
                 for (int j = 0; j < t.n; ++j)
-                    expect_elements(got.data() + j * nelems, nelems, [&](std::size_t i) { return make_value<T>(t.world(j), i); },
-                                    "fcollect over " + t.name() + ": part of team PE " + std::to_string(j));
+                    expect_elements(
+                        got.data() + j * nelems, nelems, [&](std::size_t i) { return make_value<T>(t.world(j), i); },
+                        "fcollect over " + t.name() + ": part of team PE " + std::to_string(j));
                 expect_untouched(got.data() + nelems * t.n, 2, "fcollect: after the parts");
             } else {
                 expect_untouched(dst.read(0, nelems * w.n + 2), "fcollect on a PE outside the team");
@@ -257,7 +263,9 @@ template <class T, class F> void fcollect(F f) {
 
 // Reduction operands: small positive integers, so that sums and products of up to 4 of them are
 // exact in every type (the 1-byte types wrap the same way in the expected value).
-template <class T> T operand(int pe, std::size_t i) { return static_cast<T>((pe * 7 + i * 3) % 5 + 1 + (i % 4 == 3 ? 8 : 0)); }
+template <class T> T operand(int pe, std::size_t i) {
+    return static_cast<T>((pe * 7 + i * 3) % 5 + 1 + (i % 4 == 3 ? 8 : 0));
+}
 template <class T> std::vector<T> operands(int pe, std::size_t n) {
     std::vector<T> v(n);
     for (std::size_t i = 0; i < n; ++i) v[i] = operand<T>(pe, i);
@@ -266,7 +274,8 @@ template <class T> std::vector<T> operands(int pe, std::size_t n) {
 
 template <class T> bool close_enough(T got, T want) {
     if constexpr (std::is_floating_point_v<T>)
-        return std::fabs(static_cast<double>(got) - static_cast<double>(want)) <= 1e-6 * (1 + std::fabs(static_cast<double>(want)));
+        return std::fabs(static_cast<double>(got) - static_cast<double>(want)) <=
+               1e-6 * (1 + std::fabs(static_cast<double>(want)));
     else
         return got == want;
 }
@@ -317,13 +326,34 @@ template <class T, class F, class Combine> void reduction(F f, Combine combine, 
     });
 }
 
-template <class T, class F> void and_reduce(F f) { reduction<T>(f, [](T a, T b) { return static_cast<T>(a & b); }, "and_reduce"); }
-template <class T, class F> void or_reduce(F f) { reduction<T>(f, [](T a, T b) { return static_cast<T>(a | b); }, "or_reduce"); }
-template <class T, class F> void xor_reduce(F f) { reduction<T>(f, [](T a, T b) { return static_cast<T>(a ^ b); }, "xor_reduce"); }
-template <class T, class F> void max_reduce(F f) { reduction<T>(f, [](T a, T b) { return a < b ? b : a; }, "max_reduce"); }
-template <class T, class F> void min_reduce(F f) { reduction<T>(f, [](T a, T b) { return b < a ? b : a; }, "min_reduce"); }
-template <class T, class F> void sum_reduce(F f) { reduction<T>(f, [](T a, T b) { return static_cast<T>(a + b); }, "sum_reduce"); }
-template <class T, class F> void prod_reduce(F f) { reduction<T>(f, [](T a, T b) { return static_cast<T>(a * b); }, "prod_reduce"); }
+template <class T, class F> void and_reduce(F f) {
+    reduction<T>(
+        f, [](T a, T b) { return static_cast<T>(a & b); }, "and_reduce");
+}
+template <class T, class F> void or_reduce(F f) {
+    reduction<T>(
+        f, [](T a, T b) { return static_cast<T>(a | b); }, "or_reduce");
+}
+template <class T, class F> void xor_reduce(F f) {
+    reduction<T>(
+        f, [](T a, T b) { return static_cast<T>(a ^ b); }, "xor_reduce");
+}
+template <class T, class F> void max_reduce(F f) {
+    reduction<T>(
+        f, [](T a, T b) { return a < b ? b : a; }, "max_reduce");
+}
+template <class T, class F> void min_reduce(F f) {
+    reduction<T>(
+        f, [](T a, T b) { return b < a ? b : a; }, "min_reduce");
+}
+template <class T, class F> void sum_reduce(F f) {
+    reduction<T>(
+        f, [](T a, T b) { return static_cast<T>(a + b); }, "sum_reduce");
+}
+template <class T, class F> void prod_reduce(F f) {
+    reduction<T>(
+        f, [](T a, T b) { return static_cast<T>(a * b); }, "prod_reduce");
+}
 
 // Prefix sums: team PE i gets the sum over PEs 0..i (inclusive) or 0..i-1 (exclusive; zeros on PE 0).
 template <class T, class F> void scan(F f, bool inclusive) {

@@ -48,8 +48,8 @@ inline const int wait_timeout_ms = read_wait_timeout_ms();
 struct world {
     int me = ishmem_my_pe();
     int n = ishmem_n_pes();
-    int right = (me + 1) % n;      // where this PE sends
-    int left = (me - 1 + n) % n;   // who sends to this PE
+    int right = (me + 1) % n;     // where this PE sends
+    int left = (me - 1 + n) % n;  // who sends to this PE
 };
 
 inline std::string on_pe(int pe) { return "PE " + std::to_string(pe); }
@@ -210,7 +210,8 @@ template <class T, class Vector = std::vector<T>> Vector pe_values(int pe, std::
 }
 
 // Polls until *word == expected; fails the test (without hanging) after timeout_ms.
-template <class T> bool wait_equal(const T* word, T expected, const std::string& what, int timeout_ms = wait_timeout_ms) {
+template <class T>
+bool wait_equal(const T* word, T expected, const std::string& what, int timeout_ms = wait_timeout_ms) {
     const bool ok = ishmem_testing::wait_for([&] { return sym_load(word) == expected; }, timeout_ms, what);
     if (!ok) ADD_FAILURE() << what << ": last value " << show(sym_load(word)) << ", expected " << show(expected);
     return ok;
@@ -223,14 +224,15 @@ bool expect_elements(const T* got, std::size_t n, Expected&& expected, const std
     for (std::size_t i = 0; i < n; ++i)
         if (!equal(got[i], static_cast<T>(expected(i))) && bad++ == 0) first = i;
     if (bad)
-        ADD_FAILURE() << what << ": " << bad << " of " << n << " elements wrong; first at [" << first
-                      << "]: got " << show(got[first]) << ", expected " << show(static_cast<T>(expected(first)));
+        ADD_FAILURE() << what << ": " << bad << " of " << n << " elements wrong; first at [" << first << "]: got "
+                      << show(got[first]) << ", expected " << show(static_cast<T>(expected(first)));
     return bad == 0;
 }
 
 // Checks that got[i] holds the sentinel for i < n (memory the operation must not touch).
 template <class T> bool expect_untouched(const T* got, std::size_t n, const std::string& what) {
-    return expect_elements(got, n, [](std::size_t) { return sentinel<T>(); }, what + " (must be untouched)");
+    return expect_elements(
+        got, n, [](std::size_t) { return sentinel<T>(); }, what + " (must be untouched)");
 }
 
 // The same checks over all of a host copy, such as sym_array::read returns.
@@ -261,9 +263,8 @@ template <class T> std::vector<T> allgather(const std::vector<T>& mine) {
 // from init, each op (returned old value, operand) returned the value the previous ones left,
 // and after all of them the word holds final_value. Needs ops whose old values are all distinct
 // (strictly increasing adds, disjoint bit masks, distinct swapped values).
-template <class T, class Apply>
-void expect_linearizable(T init, const std::vector<std::pair<T, T>>& ops, T final_value, Apply apply,
-                         const std::string& what) {
+template <class T, class Apply> void expect_linearizable(T init, const std::vector<std::pair<T, T>>& ops, T final_value,
+                                                         Apply apply, const std::string& what) {
     std::vector<bool> used(ops.size(), false);
     T cur = init;
     for (std::size_t step = 0; step < ops.size(); ++step) {
@@ -272,16 +273,14 @@ void expect_linearizable(T init, const std::vector<std::pair<T, T>>& ops, T fina
         if (j == ops.size()) {
             std::string returned;
             for (const auto& op : ops) returned += " " + show(op.first);
-            ADD_FAILURE() << what << ": after " << step << " of " << ops.size()
-                          << " operations the word should hold " << show(cur)
-                          << ", but no remaining operation returned it; returned values:" << returned;
+            ADD_FAILURE() << what << ": after " << step << " of " << ops.size() << " operations the word should hold "
+                          << show(cur) << ", but no remaining operation returned it; returned values:" << returned;
             return;
         }
         used[j] = true;
         cur = apply(cur, ops[j].second);
     }
-    EXPECT_TRUE(equal(cur, final_value)) << what << ": final value " << show(final_value) << ", expected "
-                                         << show(cur);
+    EXPECT_TRUE(equal(cur, final_value)) << what << ": final value " << show(final_value) << ", expected " << show(cur);
 }
 
 }  // namespace ishmem_testing::patterns

@@ -154,8 +154,8 @@ template <class Order> void data_then_flag(Order order, const std::string& what)
     order(ctx);
     ishmem_long_atomic_set(flag.get(), 1, ishmemx_ctx_translate_pe(ctx, w.right));
     if (wait_equal(flag.get(), 1L, what + ": flag from " + on_pe(w.left)))
-        expect_elements(data.read(0, n), [&](std::size_t i) { return make_value<long>(w.left, i); },
-                        what + ": data put before it");
+        expect_elements(
+            data.read(0, n), [&](std::size_t i) { return make_value<long>(w.left, i); }, what + ": data put before it");
     order(ISHMEMX_CTX_INVALID);  // ignored
     order(ISHMEMX_CTX_DEFAULT);
     ishmem_barrier_all();
@@ -164,13 +164,9 @@ template <class Order> void data_then_flag(Order order, const std::string& what)
 
 }  // namespace ctx_detail
 
-template <class Fence> void ctx_fence(Fence fence) {
-    ctx_detail::data_then_flag(fence, "ishmemx_ctx_fence");
-}
+template <class Fence> void ctx_fence(Fence fence) { ctx_detail::data_then_flag(fence, "ishmemx_ctx_fence"); }
 
-template <class Quiet> void ctx_quiet(Quiet quiet) {
-    ctx_detail::data_then_flag(quiet, "ishmemx_ctx_quiet");
-}
+template <class Quiet> void ctx_quiet(Quiet quiet) { ctx_detail::data_then_flag(quiet, "ishmemx_ctx_quiet"); }
 
 // ctx_translate_pe: the identity on the default context for PEs of the job, -1 outside it and for
 // ISHMEMX_CTX_INVALID.

@@ -37,7 +37,8 @@ inline bool critical_section(const lock_words& lw, int me, const std::string& wh
     bool ok = true;
     const long before = ishmem_long_atomic_swap(lw.holder(), me + 1, 0);
     if (before != 0) {
-        ADD_FAILURE() << what << ": " << on_pe(me) << " entered while " << on_pe(static_cast<int>(before - 1)) << " held the lock";
+        ADD_FAILURE() << what << ": " << on_pe(me) << " entered while " << on_pe(static_cast<int>(before - 1))
+                      << " held the lock";
         ok = false;
     }
     const long c = ishmem_long_g(lw.counter(), 0);
@@ -80,7 +81,8 @@ template <class Set, class Clear> void contend(Set set_, Clear clear_, const std
 // after the other, and then they enter in that order.
 template <class SetLock> void lock_set(SetLock set_lock) {
     using namespace lock_detail;
-    contend(set_lock, [](long* lock) { ishmemx_clear_lock(lock); }, "ishmemx_set_lock under contention");
+    contend(
+        set_lock, [](long* lock) { ishmemx_clear_lock(lock); }, "ishmemx_set_lock under contention");
 
     const world w;
     lock_words lw(w.n);
@@ -106,8 +108,8 @@ template <class SetLock> void lock_set(SetLock set_lock) {
     ishmem_barrier_all();
     if (w.me == 0) {
         const std::vector<long> log = lw.words.read(4, static_cast<std::size_t>(w.n));
-        expect_elements(log, [](std::size_t i) { return static_cast<long>(i); },
-                        "order in which PEs entered (PE i queued i-th)");
+        expect_elements(
+            log, [](std::size_t i) { return static_cast<long>(i); }, "order in which PEs entered (PE i queued i-th)");
     }
     ishmem_barrier_all();
 }
@@ -130,7 +132,8 @@ template <class TestLock> void lock_test(TestLock test_lock) {
 
     for (int r = 0; r < rounds; ++r) {
         // test_lock keeps no place in a queue: allow for losing many races on a loaded machine
-        if (!wait_for([&] { return test_lock(lw.lock()) == 0; }, 4 * wait_timeout_ms, "ishmemx_test_lock to take the lock"))
+        if (!wait_for([&] { return test_lock(lw.lock()) == 0; }, 4 * wait_timeout_ms,
+                      "ishmemx_test_lock to take the lock"))
             break;
         const bool ok = critical_section(lw, w.me, "ishmemx_test_lock under contention");
         ishmemx_clear_lock(lw.lock());

@@ -26,8 +26,7 @@ inline std::uint64_t heap_offset(const void* p) { return addr(p) - addr(ishmemi:
 inline void expect_symmetric_block(void* p, std::size_t size, std::size_t alignment, const std::string& what) {
     const world w;
     EXPECT_EQ(addr(p) % alignment, 0u) << what << ": " << p << " is not aligned to " << alignment;
-    EXPECT_TRUE(addr(p) >= addr(ishmemi::state.heap_base) &&
-                heap_offset(p) + size <= ishmemi::state.heap_size)
+    EXPECT_TRUE(addr(p) >= addr(ishmemi::state.heap_base) && heap_offset(p) + size <= ishmemi::state.heap_size)
         << what << ": " << p << " + " << size << " is outside the symmetric heap";
     const std::vector<std::uint64_t> offsets = allgather(std::vector<std::uint64_t>{heap_offset(p)});
     for (int pe = 0; pe < w.n; ++pe)
@@ -47,8 +46,9 @@ inline void expect_disjoint(const std::vector<std::pair<void*, std::size_t>>& bl
         sym_fill(static_cast<unsigned char*>(blocks[b].first), blocks[b].second, static_cast<unsigned char>(0x10 + b));
     for (std::size_t b = 0; b < blocks.size(); ++b) {
         const auto* bytes = static_cast<const unsigned char*>(blocks[b].first);
-        expect_elements(sym_read(bytes, blocks[b].second), [&](std::size_t) { return static_cast<unsigned char>(0x10 + b); },
-                        what + ": block " + std::to_string(b) + " (overlaps another?)");
+        expect_elements(
+            sym_read(bytes, blocks[b].second), [&](std::size_t) { return static_cast<unsigned char>(0x10 + b); },
+            what + ": block " + std::to_string(b) + " (overlaps another?)");
     }
 }
 
@@ -59,7 +59,8 @@ inline void expect_disjoint(const std::vector<std::pair<void*, std::size_t>>& bl
 template <class Malloc> void memory_malloc(Malloc malloc_) {
     using namespace memory_detail;
     std::vector<std::pair<void*, std::size_t>> blocks;
-    for (std::size_t size : {std::size_t{1}, std::size_t{8}, std::size_t{100}, std::size_t{4096}, std::size_t{1} << 20}) {
+    for (std::size_t size :
+         {std::size_t{1}, std::size_t{8}, std::size_t{100}, std::size_t{4096}, std::size_t{1} << 20}) {
         void* p = malloc_(size);
         EXPECT_NE(p, nullptr) << "ishmem_malloc(" << size << ")";
         if (!p) continue;  // the same on every PE
@@ -120,8 +121,9 @@ template <class Calloc> void memory_calloc(Calloc calloc_) {
         ishmem_barrier_all();
         EXPECT_EQ(sym_load(p), static_cast<unsigned char>(0xC0 + w.left))
             << what << ": a put right after it returned was lost";
-        expect_elements(sym_read(p + 1, bytes - 1), [](std::size_t) { return static_cast<unsigned char>(0); },
-                        what + ": zero fill");
+        expect_elements(
+            sym_read(p + 1, bytes - 1), [](std::size_t) { return static_cast<unsigned char>(0); },
+            what + ": zero fill");
         expect_symmetric_block(p, bytes, 64, what);
     }
     expect_disjoint(blocks, "ishmem_calloc");
@@ -198,8 +200,8 @@ template <class MallocWithHints> void memory_malloc_with_hints(MallocWithHints m
 }
 
 // realloc: growing and shrinking keep each PE's own bytes up to the smaller size, and the result
-// is a symmetric block; the old block is freed; null reallocates as malloc and size 0 frees; a size past the heap gives null on every
-// PE and leaves the block as it was.
+// is a symmetric block; the old block is freed; null reallocates as malloc and size 0 frees; a size past the heap gives
+// null on every PE and leaves the block as it was.
 template <class Realloc> void memory_realloc(Realloc realloc_) {
     using namespace memory_detail;
     const world w;
@@ -210,19 +212,22 @@ template <class Realloc> void memory_realloc(Realloc realloc_) {
     auto* grown = static_cast<long*>(realloc_(p, 5000 * sizeof(long)));
     ASSERT_NE(grown, nullptr) << "ishmemx_realloc to 5000 longs";
     expect_symmetric_block(grown, 5000 * sizeof(long), 64, "ishmemx_realloc grown");
-    expect_elements(sym_read(grown, 100), [&](std::size_t i) { return make_value<long>(w.me, i); },
-                    "ishmemx_realloc grown: the 100 longs kept");
+    expect_elements(
+        sym_read(grown, 100), [&](std::size_t i) { return make_value<long>(w.me, i); },
+        "ishmemx_realloc grown: the 100 longs kept");
     void* again = ishmem_malloc(100 * sizeof(long));  // first fit: where p was, if realloc freed it
     EXPECT_EQ(again, static_cast<void*>(p)) << "ishmemx_realloc did not free the old block";
     ishmem_free(again);
     auto* shrunk = static_cast<long*>(realloc_(grown, 40 * sizeof(long)));
     ASSERT_NE(shrunk, nullptr) << "ishmemx_realloc to 40 longs";
-    expect_elements(sym_read(shrunk, 40), [&](std::size_t i) { return make_value<long>(w.me, i); },
-                    "ishmemx_realloc shrunk: the first 40 longs kept");
+    expect_elements(
+        sym_read(shrunk, 40), [&](std::size_t i) { return make_value<long>(w.me, i); },
+        "ishmemx_realloc shrunk: the first 40 longs kept");
 
     EXPECT_EQ(realloc_(shrunk, ishmemi::state.heap_size + 64), nullptr) << "ishmemx_realloc past the heap";
-    expect_elements(sym_read(shrunk, 40), [&](std::size_t i) { return make_value<long>(w.me, i); },
-                    "the block after a failed ishmemx_realloc");
+    expect_elements(
+        sym_read(shrunk, 40), [&](std::size_t i) { return make_value<long>(w.me, i); },
+        "the block after a failed ishmemx_realloc");
 
     void* fresh = realloc_(nullptr, 256);
     EXPECT_NE(fresh, nullptr) << "ishmemx_realloc(NULL, 256)";

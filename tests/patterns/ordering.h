@@ -32,10 +32,11 @@ template <class Fence> void ordering_fence(Fence fence) {
         const std::string what = "round " + std::to_string(r) + ": data put before a fence, flag after, from " +
                                  on_pe(w.left) + " to " + on_pe(w.me);
         if (wait_equal(flag.get(), r, what + ": flag"))
-            expect_elements(data.read(0, data_elems), [&](std::size_t i) { return make_value<uint64_t>(w.left, i + r); },
-                            what + " (data seen after the flag)");
-        ishmem_quiet();          // src may go now
-        ishmem_barrier_all();    // the receiver has checked before the next round's data comes
+            expect_elements(
+                data.read(0, data_elems), [&](std::size_t i) { return make_value<uint64_t>(w.left, i + r); },
+                what + " (data seen after the flag)");
+        ishmem_quiet();        // src may go now
+        ishmem_barrier_all();  // the receiver has checked before the next round's data comes
     }
 }
 
@@ -57,8 +58,9 @@ template <class Quiet> void ordering_quiet(Quiet quiet) {
         ishmem_uint64_atomic_set(flag.get(), r, w.right);
         const std::string what = round + "put_nbi, quiet, flag from " + on_pe(w.left) + " to " + on_pe(w.me);
         if (wait_equal(flag.get(), r, what + ": flag"))
-            expect_elements(data.read(0, data_elems), [&](std::size_t i) { return make_value<uint64_t>(w.left, i + r); },
-                            what + " (data seen after the flag)");
+            expect_elements(
+                data.read(0, data_elems), [&](std::size_t i) { return make_value<uint64_t>(w.left, i + r); },
+                what + " (data seen after the flag)");
         ishmem_barrier_all();  // every PE's data is in place and checked
 
         // Non-blocking get of the right neighbour's data (what this PE put there) and fetch of its flag.
@@ -67,8 +69,9 @@ template <class Quiet> void ordering_quiet(Quiet quiet) {
         ishmem_uint64_get_nbi(got.data(), data.get(), data_elems, w.right);
         ishmem_uint64_atomic_fetch_nbi(&fetched, flag.get(), w.right);
         quiet();
-        expect_elements(got.data(), data_elems, [&](std::size_t i) { return make_value<uint64_t>(w.me, i + r); },
-                        round + "get_nbi from " + on_pe(w.right) + " completed by quiet");
+        expect_elements(
+            got.data(), data_elems, [&](std::size_t i) { return make_value<uint64_t>(w.me, i + r); },
+            round + "get_nbi from " + on_pe(w.right) + " completed by quiet");
         EXPECT_EQ(fetched, r) << round << "atomic_fetch_nbi from " << on_pe(w.right) << " completed by quiet";
         ishmem_barrier_all();
     }

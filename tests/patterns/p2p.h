@@ -64,7 +64,8 @@ template <class T, class WaitUntil> void wait_until_rounds(WaitUntil wait_until,
     for (std::size_t r = 0; r < std::size(cmp_rounds); ++r) {
         const cmp_round& c = cmp_rounds[r];
         if (only_ne && c.cmp != ISHMEM_CMP_NE) continue;
-        const std::string what = std::string("wait_until ") + c.name + " on " + on_pe(w.me) + ", updated by " + on_pe(w.left);
+        const std::string what =
+            std::string("wait_until ") + c.name + " on " + on_pe(w.me) + ", updated by " + on_pe(w.left);
         ivar.store(0, static_cast<T>(v + c.before));
         payload.store(0, 0);
         ishmem_barrier_all();
@@ -102,8 +103,9 @@ template <class T, class Test> void test(Test test) {
         ishmem_barrier_all();
         EXPECT_EQ(test(ivar.get(), c.cmp, v), 0) << what << " before the update";
         ishmem_barrier_all();  // nobody updates before its neighbour has checked the 0
-        while_updated([&] { ishmem_atomic_set<T>(ivar.get(), static_cast<T>(right_v + c.after), w.right); },
-                      [&] { wait_for([&] { return test(ivar.get(), c.cmp, v) == 1; }, wait_timeout_ms, what + " to become 1"); });
+        while_updated(
+            [&] { ishmem_atomic_set<T>(ivar.get(), static_cast<T>(right_v + c.after), w.right); },
+            [&] { wait_for([&] { return test(ivar.get(), c.cmp, v) == 1; }, wait_timeout_ms, what + " to become 1"); });
         EXPECT_EQ(test(ivar.get(), c.cmp, v), 1) << what << " after the update";
         ishmem_barrier_all();
     }
@@ -126,11 +128,15 @@ template <class SignalWaitUntil> void signal_wait_until(SignalWaitUntil signal_w
         std::vector<uint64_t> src(4);
         for (std::size_t i = 0; i < 4; ++i) src[i] = make_value<uint64_t>(w.me, i + r);
         while_updated(
-            [&] { ishmem_uint64_put_signal(data.get(), src.data(), 4, sig.get(), right_v + c.after, ISHMEM_SIGNAL_SET, w.right); },
+            [&] {
+                ishmem_uint64_put_signal(data.get(), src.data(), 4, sig.get(), right_v + c.after, ISHMEM_SIGNAL_SET,
+                                         w.right);
+            },
             [&] { got = signal_wait_until(sig.get(), c.cmp, v); });
         EXPECT_EQ(got, v + c.after) << what << ": returned value";
-        expect_elements(data.read(0, 4), [&](std::size_t i) { return make_value<uint64_t>(w.left, i + r); },
-                        what + ": data of the put_signal");
+        expect_elements(
+            data.read(0, 4), [&](std::size_t i) { return make_value<uint64_t>(w.left, i + r); },
+            what + ": data of the put_signal");
         ishmem_barrier_all();
     }
 }
@@ -145,7 +151,7 @@ template <class T> struct set_round {
     const cmp_round& c;
     bool use_mask;
     bool vector;
-    int pe;  // whose variables (their values depend on the PE)
+    int pe;                                    // whose variables (their values depend on the PE)
     local_vector<int> mask{0, 0, 0, 0, 1, 0};  // handed to the adapter as status
 
     T value(std::size_t i) const { return static_cast<T>(10 + 3 * pe + (vector ? 5 * i : 0)); }
@@ -159,8 +165,8 @@ template <class T> struct set_round {
         return v;
     }
     std::string what(const char* routine) const {
-        return std::string(routine) + (vector ? "_vector " : " ") + c.name + (use_mask ? " with a mask" : " without a mask") +
-               " on " + on_pe(pe);
+        return std::string(routine) + (vector ? "_vector " : " ") + c.name +
+               (use_mask ? " with a mask" : " without a mask") + " on " + on_pe(pe);
     }
 };
 
@@ -184,10 +190,11 @@ template <class T, class Body> void set_rounds(bool vector, Body&& body) {
 // short pause, after first satisfying its masked element when the round masks it and
 // satisfy_masked is set (for _any/_some, which must not report it; the _all patterns leave it
 // unsatisfied instead, so that an _all that ignores the mask never completes).
-template <class T>
-void satisfy(const set_round<T>& theirs, T* ivars, std::initializer_list<std::size_t> order, bool satisfy_masked = true) {
+template <class T> void satisfy(const set_round<T>& theirs, T* ivars, std::initializer_list<std::size_t> order,
+                                bool satisfy_masked = true) {
     const int right = theirs.pe;
-    if (theirs.use_mask && satisfy_masked) ishmem_atomic_set<T>(ivars + theirs.masked, theirs.after(theirs.masked), right);
+    if (theirs.use_mask && satisfy_masked)
+        ishmem_atomic_set<T>(ivars + theirs.masked, theirs.after(theirs.masked), right);
     for (std::size_t i : order) {
         std::this_thread::sleep_for(std::chrono::microseconds(50));
         ishmem_atomic_set<T>(ivars + i, theirs.after(i), right);
@@ -251,9 +258,14 @@ template <class T, class F> void wait_until_some_set(F f, bool vector) {
             const std::size_t count = call_set_indices(mine, values, ivars, idx.data(), f);
             std::set<std::size_t> once;
             for (std::size_t k = 0; k < count && k < mine.n; ++k) {
-                if (idx[k] != 1 && idx[k] != 5) ADD_FAILURE() << what << ": reported index " << idx[k] << ", not a satisfied element";
-                else if (!once.insert(idx[k]).second) ADD_FAILURE() << what << ": reported index " << idx[k] << " twice";
-                else { seen.insert(idx[k]); continue; }
+                if (idx[k] != 1 && idx[k] != 5)
+                    ADD_FAILURE() << what << ": reported index " << idx[k] << ", not a satisfied element";
+                else if (!once.insert(idx[k]).second)
+                    ADD_FAILURE() << what << ": reported index " << idx[k] << " twice";
+                else {
+                    seen.insert(idx[k]);
+                    continue;
+                }
                 wrong = true;
             }
             if (count == 0 || count > 2) {
@@ -263,8 +275,12 @@ template <class T, class F> void wait_until_some_set(F f, bool vector) {
         };
         while_updated([&] { satisfy(theirs, ivars, {5, 1}); }, call_and_check);
         if (!wrong)
-            wait_for([&] { call_and_check(); return wrong || seen.size() == 2; }, wait_timeout_ms,
-                     what + " to report both satisfied elements");
+            wait_for(
+                [&] {
+                    call_and_check();
+                    return wrong || seen.size() == 2;
+                },
+                wait_timeout_ms, what + " to report both satisfied elements");
     });
 }
 
@@ -280,11 +296,13 @@ template <class T, class F> void test_all_set(F f, bool vector) {
                 if (!theirs.use_mask) satisfy(theirs, ivars, {4});
             },
             [&] {
-                wait_for([&] { return call_set(mine, values, ivars, f) == 1; }, wait_timeout_ms, mine.what("test_all") + " to become 1");
+                wait_for([&] { return call_set(mine, values, ivars, f) == 1; }, wait_timeout_ms,
+                         mine.what("test_all") + " to become 1");
             });
         for (std::size_t i = 0; i < mine.n; ++i)
             if (mine.in_set(i))
-                EXPECT_EQ(sym_load(ivars + i), mine.after(i)) << mine.what("test_all") << ": 1 while element " << i << " unsatisfied";
+                EXPECT_EQ(sym_load(ivars + i), mine.after(i))
+                    << mine.what("test_all") << ": 1 while element " << i << " unsatisfied";
     });
 }
 
@@ -297,8 +315,8 @@ template <class T, class F> void test_any_set(F f, bool vector) {
         std::size_t got = SIZE_MAX;
         while_updated([&] { satisfy(theirs, ivars, {2}); },
                       [&] {
-                          wait_for([&] { return (got = call_set(mine, values, ivars, f)) != SIZE_MAX; }, wait_timeout_ms,
-                                   mine.what("test_any") + " to report an element");
+                          wait_for([&] { return (got = call_set(mine, values, ivars, f)) != SIZE_MAX; },
+                                   wait_timeout_ms, mine.what("test_any") + " to report an element");
                       });
         EXPECT_EQ(got, 2u) << mine.what("test_any");
     });
@@ -309,15 +327,19 @@ template <class T, class F> void test_some_set(F f, bool vector) {
     set_rounds<T>(vector, [&](const set_round<T>& mine, const set_round<T>& theirs, T* ivars) {
         const auto values = mine.values();
         local_vector<std::size_t> idx(mine.n, SIZE_MAX);
-        EXPECT_EQ(call_set_indices(mine, values, ivars, idx.data(), f), 0u) << mine.what("test_some") << " before the updates";
+        EXPECT_EQ(call_set_indices(mine, values, ivars, idx.data(), f), 0u)
+            << mine.what("test_some") << " before the updates";
         ishmem_barrier_all();
         std::size_t count = 0;
         // Polls until two (or, wrongly, more) indices come back.
-        while_updated([&] { satisfy(theirs, ivars, {0, 3}); },
-                      [&] {
-                          wait_for([&] { return (count = call_set_indices(mine, values, ivars, idx.data(), f)) >= 2; },
-                                   wait_timeout_ms, mine.what("test_some") + " to report both elements");
-                      });
+        while_updated(
+            [&] {
+                satisfy(theirs, ivars, {0, 3});
+            },
+            [&] {
+                wait_for([&] { return (count = call_set_indices(mine, values, ivars, idx.data(), f)) >= 2; },
+                         wait_timeout_ms, mine.what("test_some") + " to report both elements");
+            });
         EXPECT_EQ(count, 2u) << mine.what("test_some") << ": count";
         std::set<std::size_t> got(idx.begin(), idx.begin() + std::min<std::size_t>(count, mine.n));
         EXPECT_EQ(got, (std::set<std::size_t>{0, 3})) << mine.what("test_some") << ": reported indices";

@@ -29,8 +29,8 @@ struct strided_case {
     std::size_t nelems;
 };
 // Strides 1, 2 and 3 on both sides, a few sizes, and nelems == 0.
-inline constexpr strided_case strided_cases[] = {{1, 1, 33}, {1, 2, 5}, {1, 3, 64}, {2, 1, 17}, {2, 2, 1},
-                                                 {2, 3, 40}, {3, 1, 100}, {3, 2, 7}, {3, 3, 300}, {2, 3, 0}};
+inline constexpr strided_case strided_cases[] = {{1, 1, 33}, {1, 2, 5},   {1, 3, 64}, {2, 1, 17},  {2, 2, 1},
+                                                 {2, 3, 40}, {3, 1, 100}, {3, 2, 7},  {3, 3, 300}, {2, 3, 0}};
 inline constexpr std::size_t strided_max = 3 * 299 + 1 + guard;  // the largest span, (3, 3, 300)
 
 struct blocked_case {
@@ -39,7 +39,7 @@ struct blocked_case {
 };
 // Blocks of 1..64 elements, gaps on either side or none, source blocks that overlap (sst < bsize),
 // and the empty cases.
-inline constexpr blocked_case blocked_cases[] = {{4, 4, 4, 9},  {5, 3, 3, 4},   {3, 7, 1, 20}, {10, 2, 6, 5},
+inline constexpr blocked_case blocked_cases[] = {{4, 4, 4, 9},    {5, 3, 3, 4},   {3, 7, 1, 20}, {10, 2, 6, 5},
                                                  {64, 64, 64, 3}, {9, 12, 8, 30}, {4, 4, 0, 3},  {4, 4, 4, 0}};
 inline constexpr std::size_t blocked_max = 12 * 29 + 8 + guard;  // the largest span: source of {9, 12, 8, 30}
 
@@ -50,8 +50,9 @@ inline std::size_t span(std::size_t bsize, std::size_t nblocks, ptrdiff_t stride
 
 // The value an iput/iget/ibput/ibget target holds at index j after the copy, or the sentinel.
 // Element k of the copy goes from source[src_index(k)] to dest[dst_index(k)].
-template <class T, class DstIndex, class SrcIndex>
-std::vector<T> expected_scatter(std::size_t len, std::size_t count, int src_pe, DstIndex dst_index, SrcIndex src_index) {
+template <class T, class DstIndex, class SrcIndex> std::vector<T> expected_scatter(std::size_t len, std::size_t count,
+                                                                                   int src_pe, DstIndex dst_index,
+                                                                                   SrcIndex src_index) {
     std::vector<T> want(len, sentinel<T>());
     for (std::size_t k = 0; k < count; ++k) want[dst_index(k)] = make_value<T>(src_pe, src_index(k));
     return want;
@@ -77,7 +78,8 @@ template <class T, class Put> void rma_put(Put put) {
         ishmem_barrier_all();
         const std::vector<T> got = dest.read(0, c.offset + c.nelems + guard);
         expect_untouched(got.data(), c.offset, what + ", before the range");
-        expect_elements(got.data() + c.offset, c.nelems, [&](std::size_t i) { return make_value<T>(w.left, i); }, what);
+        expect_elements(
+            got.data() + c.offset, c.nelems, [&](std::size_t i) { return make_value<T>(w.left, i); }, what);
         expect_untouched(got.data() + c.offset + c.nelems, guard, what + ", after the range");
     }
 }
@@ -96,7 +98,8 @@ template <class T, class Get> void rma_get(Get get) {
         local_vector<T> dest(c.nelems + guard, sentinel<T>());
         get(c.nelems ? dest.data() : nullptr, src.get() + c.offset, c.nelems, w.right);
         ishmem_quiet();
-        expect_elements(dest.data(), c.nelems, [&](std::size_t i) { return make_value<T>(w.right, c.offset + i); }, what);
+        expect_elements(
+            dest.data(), c.nelems, [&](std::size_t i) { return make_value<T>(w.right, c.offset + i); }, what);
         expect_untouched(dest.data() + c.nelems, guard, what + ", after the range");
     }
     ishmem_barrier_all();  // the neighbour's reads are done before src is freed or changed
@@ -119,9 +122,10 @@ template <class T, class Iput> void rma_iput(Iput iput) {
         ishmem_quiet();
         ishmem_barrier_all();
         const std::size_t len = span(c.nelems, c.dst) + guard;
-        const auto want = expected_scatter<T>(len, c.nelems, w.left, [&](std::size_t k) { return k * c.dst; },
-                                              [&](std::size_t k) { return k * c.sst; });
-        expect_elements(dest.read(0, len), [&](std::size_t j) { return want[j]; }, what);
+        const auto want = expected_scatter<T>(
+            len, c.nelems, w.left, [&](std::size_t k) { return k * c.dst; }, [&](std::size_t k) { return k * c.sst; });
+        expect_elements(
+            dest.read(0, len), [&](std::size_t j) { return want[j]; }, what);
     }
 }
 
@@ -140,9 +144,10 @@ template <class T, class Iget> void rma_iget(Iget iget) {
         local_vector<T> dest(len, sentinel<T>());
         iget(dest.data(), src.get(), c.dst, c.sst, c.nelems, w.right);
         ishmem_quiet();
-        const auto want = expected_scatter<T>(len, c.nelems, w.right, [&](std::size_t k) { return k * c.dst; },
-                                              [&](std::size_t k) { return k * c.sst; });
-        expect_elements(dest.data(), len, [&](std::size_t j) { return want[j]; }, what);
+        const auto want = expected_scatter<T>(
+            len, c.nelems, w.right, [&](std::size_t k) { return k * c.dst; }, [&](std::size_t k) { return k * c.sst; });
+        expect_elements(
+            dest.data(), len, [&](std::size_t j) { return want[j]; }, what);
     }
     ishmem_barrier_all();
 }
@@ -168,7 +173,8 @@ template <class T, class Ibput> void rma_ibput(Ibput ibput) {
         const auto want = expected_scatter<T>(
             len, c.bsize * c.nblocks, w.left, [&](std::size_t k) { return k / c.bsize * c.dst + k % c.bsize; },
             [&](std::size_t k) { return k / c.bsize * c.sst + k % c.bsize; });
-        expect_elements(dest.read(0, len), [&](std::size_t j) { return want[j]; }, what);
+        expect_elements(
+            dest.read(0, len), [&](std::size_t j) { return want[j]; }, what);
     }
 }
 
@@ -191,7 +197,8 @@ template <class T, class Ibget> void rma_ibget(Ibget ibget) {
         const auto want = expected_scatter<T>(
             len, c.bsize * c.nblocks, w.right, [&](std::size_t k) { return k / c.bsize * c.dst + k % c.bsize; },
             [&](std::size_t k) { return k / c.bsize * c.sst + k % c.bsize; });
-        expect_elements(dest.data(), len, [&](std::size_t j) { return want[j]; }, what);
+        expect_elements(
+            dest.data(), len, [&](std::size_t j) { return want[j]; }, what);
     }
     ishmem_barrier_all();
 }
@@ -211,8 +218,9 @@ template <class T, class P> void rma_p(P p) {
     ishmem_quiet();
     ishmem_barrier_all();
     const std::vector<T> got = dest.read(0, w.n + 1);
-    expect_elements(got.data(), w.n, [&](std::size_t j) { return make_value<T>(static_cast<int>(j), w.me); },
-                    "p into slot [j] by PE j, read on " + on_pe(w.me));
+    expect_elements(
+        got.data(), w.n, [&](std::size_t j) { return make_value<T>(static_cast<int>(j), w.me); },
+        "p into slot [j] by PE j, read on " + on_pe(w.me));
     expect_untouched(got.data() + w.n, 1, "p, slot after the last PE on " + on_pe(w.me));
 }
 
@@ -227,8 +235,9 @@ template <class T, class G> void rma_g(G g) {
     for (int pe = 0; pe < w.n; ++pe) {
         std::vector<T> got(k);
         for (std::size_t i = 0; i < k; ++i) got[i] = g(src.get() + i, pe);
-        expect_elements(got.data(), k, [&](std::size_t i) { return make_value<T>(pe, i); },
-                        "g from " + on_pe(pe) + " by " + on_pe(w.me));
+        expect_elements(
+            got.data(), k, [&](std::size_t i) { return make_value<T>(pe, i); },
+            "g from " + on_pe(pe) + " by " + on_pe(w.me));
     }
     ishmem_barrier_all();
 }

@@ -59,7 +59,8 @@ template <class InitAttr> void setup_init_attr(InitAttr init_attr) {
 
 // init_thread: returns 0 and provides ISHMEM_THREAD_MULTIPLE for every requested level.
 template <class InitThread> void setup_init_thread(InitThread init_thread) {
-    for (int requested : {ISHMEM_THREAD_SINGLE, ISHMEM_THREAD_FUNNELED, ISHMEM_THREAD_SERIALIZED, ISHMEM_THREAD_MULTIPLE}) {
+    for (int requested :
+         {ISHMEM_THREAD_SINGLE, ISHMEM_THREAD_FUNNELED, ISHMEM_THREAD_SERIALIZED, ISHMEM_THREAD_MULTIPLE}) {
         local_vector<int> out(1, -1);  // the adapter writes it
         int& provided = out[0];
         int rc = -1;
@@ -119,7 +120,8 @@ template <class MyPe> void setup_my_pe(MyPe my_pe) {
     ishmem_barrier_all();
     std::vector<int> counts(n);
     ishmem_getmem(counts.data(), count.get(), n * sizeof(int), 0);
-    expect_elements(counts.data(), n, [](std::size_t) { return 1; }, "PEs that report number [j]");
+    expect_elements(
+        counts.data(), n, [](std::size_t) { return 1; }, "PEs that report number [j]");
 }
 
 // n_pes: at least 1, what the launcher said, and the same on every PE (each adds its n on PE 0:

@@ -23,7 +23,7 @@ template <class T, class PutSignal> void put_signal(PutSignal put_signal) {
         std::size_t nelems;
         int sig_op;
     };
-    static constexpr round rounds[] = {{1, ISHMEM_SIGNAL_SET}, {7, ISHMEM_SIGNAL_ADD}, {0, ISHMEM_SIGNAL_ADD},
+    static constexpr round rounds[] = {{1, ISHMEM_SIGNAL_SET},    {7, ISHMEM_SIGNAL_ADD},  {0, ISHMEM_SIGNAL_ADD},
                                        {2049, ISHMEM_SIGNAL_SET}, {64, ISHMEM_SIGNAL_ADD}, {300, ISHMEM_SIGNAL_ADD}};
     constexpr std::size_t max_elems = 2049, guard = 3;
     const world w;
@@ -51,14 +51,16 @@ template <class T, class PutSignal> void put_signal(PutSignal put_signal) {
         std::thread receiver([&, nelems = nelems] {
             if (wait_equal(sig.get(), expected, what + ": signal", timeout_ms)) {
                 const std::vector<T> got = dest.read(0, nelems + guard);
-                expect_elements(got.data(), nelems, [&](std::size_t i) { return make_value<T>(w.left, i + r); },
-                                what + " (data seen after its signal)");
+                expect_elements(
+                    got.data(), nelems, [&](std::size_t i) { return make_value<T>(w.left, i + r); },
+                    what + " (data seen after its signal)");
                 expect_untouched(got.data() + nelems, guard, what + ", after the range");
             } else {
                 timeout_ms = 100;  // one lost signal is enough: do not wait the full time in every round
             }
         });
-        put_signal(dest.get(), nelems ? src.data() : nullptr, nelems, sig.get(), signal_value(w.me, r, op), op, w.right);
+        put_signal(dest.get(), nelems ? src.data() : nullptr, nelems, sig.get(), signal_value(w.me, r, op), op,
+                   w.right);
         ishmem_quiet();  // completes the _nbi forms; the receiver does not depend on it
         receiver.join();
         ishmem_barrier_all();  // nobody overwrites dest or sig before its receiver is done
@@ -129,8 +131,9 @@ template <class Set> void signal_set(Set set) {
     ishmem_quiet();
     wait_equal(sig.get() + w.left, value(w.left, w.me, 2), "signal_set from " + on_pe(w.left) + " on " + on_pe(w.me));
     ishmem_barrier_all();
-    expect_elements(sig.read(0, w.n), [&](std::size_t j) { return value(static_cast<int>(j), w.me, 2); },
-                    "signal_set of word [j] by PE j, read on " + on_pe(w.me));
+    expect_elements(
+        sig.read(0, w.n), [&](std::size_t j) { return value(static_cast<int>(j), w.me, 2); },
+        "signal_set of word [j] by PE j, read on " + on_pe(w.me));
     EXPECT_EQ(sig.load(w.n), 0u) << "signal_set touched the word after the last PE's";
 }
 

@@ -14,8 +14,7 @@
 
 namespace ishmem_testing::patterns {
 
-template <class T>
-inline constexpr bool is_uint128_v = std::is_same_v<T, ishmemi::uint128_t>;
+template <class T> inline constexpr bool is_uint128_v = std::is_same_v<T, ishmemi::uint128_t>;
 
 // Element i of PE pe's data. Never 0 and never sentinel<T>(); values of PEs 0..3 differ at the same
 // i, and consecutive i differ. Signed types and floating types get negative values too (i % 3 == 1).

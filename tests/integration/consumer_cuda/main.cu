@@ -34,7 +34,8 @@ int main() {
     ishmem_long_get(&total, sum, 1, 0);
     const long want = static_cast<long>(n) * (n + 1) / 2;
     if (bad || total != want) {
-        std::fprintf(stderr, "PE %d: %d of %d ring elements from PE %d wrong; sum %ld, expected %ld\n", me, bad, count, left, total, want);
+        std::fprintf(stderr, "PE %d: %d of %d ring elements from PE %d wrong; sum %ld, expected %ld\n", me, bad, count,
+                     left, total, want);
         return 1;
     }
     ishmem_barrier_all();

@@ -31,15 +31,15 @@ namespace coll {
 // The flags of the direct form (larger calls).
 enum flag : int { ready, done };
 // The operations and how they combine are the host's (impl/collectives.h).
-using ishmemi::coll::op_kind;
+using ishmemi::coll::combine;
 using ishmemi::coll::op_and;
-using ishmemi::coll::op_or;
-using ishmemi::coll::op_xor;
+using ishmemi::coll::op_kind;
 using ishmemi::coll::op_max;
 using ishmemi::coll::op_min;
-using ishmemi::coll::op_sum;
+using ishmemi::coll::op_or;
 using ishmemi::coll::op_prod;
-using ishmemi::coll::combine;
+using ishmemi::coll::op_sum;
+using ishmemi::coll::op_xor;
 
 // The whole grid of one of the library's collective kernels (runtime/cuda/collectives.cu). It starts
 // and ends with its kernel, whose stream orders it after earlier work and before later work, so a
@@ -78,7 +78,8 @@ template <class G> class call {
   public:
     __device__ call(const G& g, int team, const char* routine)
         : g_(g), t_(*find_team(team)), slot_(team), mine_(sync_slot(dstate.my_pe, team)) {
-        if constexpr (!whole_kernel) sync_group(g_);  // the group's earlier reads of dest and writes of source come first
+        if constexpr (!whole_kernel)
+            sync_group(g_);  // the group's earlier reads of dest and writes of source come first
         if (leader()) {
 #if ISHMEM_DEVICE_CHECKS
             if (__builtin_expect(t_.size > ishmemi::cuda::gpu_sync_slot::max_members, 0))
@@ -113,8 +114,7 @@ template <class G> class call {
     // Leader only: waits until member m has set flag f at this PE for this call.
     __device__ void await(flag f, int m) const {
         auto r = sys_ref(entry(mine_, f, m));
-        while (r.load(::cuda::std::memory_order_acquire) < c_) {
-        }
+        while (r.load(::cuda::std::memory_order_acquire) < c_) {}
     }
     __device__ void await_others(flag f, int skip = -1) const {
         for (int i = 1; i < t_.size; ++i)
@@ -162,8 +162,7 @@ template <class G> class call {
     // block waits for itself, so that its blocks never wait for each other.
     __device__ void await_piece(int p) const {
         if (block_leader())
-            while (sys_ref(&mine_->pieces[p]).load(::cuda::std::memory_order_acquire) < c_) {
-            }
+            while (sys_ref(&mine_->pieces[p]).load(::cuda::std::memory_order_acquire) < c_) {}
         block_sync();
     }
     // Once the lane has stored its share of piece p into member m's dest: tells m, when every
@@ -320,16 +319,16 @@ __device__ inline void store_words_to(unsigned rank, size_t size, const char* sr
 }
 // The same in the widest word that every destination and src allow; `aligned_as` is what they
 // have in common (the destinations of one symmetric object at one offset share their alignment).
-template <class To>
-__device__ inline void store_to(unsigned rank, size_t size, const char* src, size_t n, int ndst, uintptr_t aligned_as, To to) {
+template <class To> __device__ inline void store_to(unsigned rank, size_t size, const char* src, size_t n, int ndst,
+                                                    uintptr_t aligned_as, To to) {
     with_widest_word(aligned_as, [&](auto w) { store_words_to<decltype(w)>(rank, size, src, n, ndst, to); });
 }
 
 // The same `bytes` from src into every member's dest at at_offset (broadcast, fcollect, collect),
 // each word loaded once and stored to every member in turn, from the member after this one, so that
 // the copy into this PE's own dest runs alongside the stores over the links rather than after them.
-template <class G>
-__device__ inline void push_same_to_all(const call<G>& k, char* dest, size_t at_offset, const void* source, size_t bytes) {
+template <class G> __device__ inline void push_same_to_all(const call<G>& k, char* dest, size_t at_offset,
+                                                           const void* source, size_t bytes) {
     const char* src = static_cast<const char*>(source);
     store_to(k.rank(), k.threads(), src, bytes, k.size(),
              reinterpret_cast<uintptr_t>(dest + at_offset) | reinterpret_cast<uintptr_t>(src),
@@ -378,9 +377,11 @@ __device__ inline void ring_put(unsigned long long* to, const void* src, size_t 
 #pragma unroll
         for (int u = 0; u < ring_unroll; ++u) v[u] = src32[i + u * size];
 #pragma unroll
-        for (int u = 0; u < ring_unroll; ++u) sys_ref(to + i + u * size).store(high | v[u], ::cuda::std::memory_order_relaxed);
+        for (int u = 0; u < ring_unroll; ++u)
+            sys_ref(to + i + u * size).store(high | v[u], ::cuda::std::memory_order_relaxed);
     }
-    for (; i < nw; i += size) sys_ref(to + i).store(high | ring_data(src, n, i, words), ::cuda::std::memory_order_relaxed);
+    for (; i < nw; i += size)
+        sys_ref(to + i).store(high | ring_data(src, n, i, words), ::cuda::std::memory_order_relaxed);
 }
 
 // Ring word w (this PE's own ring; peers store into it) as it is now; wait_tagged: once it carries `tag`.
@@ -390,15 +391,14 @@ __device__ inline unsigned long long ring_load(unsigned long long* w) {
 __device__ inline bool tagged(unsigned long long v, unsigned tag) { return static_cast<unsigned>(v >> 32) == tag; }
 __device__ inline unsigned long long wait_tagged(unsigned long long* w, unsigned tag) {
     unsigned long long v;
-    while (!tagged(v = ring_load(w), tag)) {
-    }
+    while (!tagged(v = ring_load(w), tag)) {}
     return v;
 }
 
 // Calls f(i, data) for each of the nw ring words at `from` that are this thread's (i = rank,
 // rank + size, ...), once the word carries `tag`; ring_unroll polls in flight at a time.
-template <class F>
-__device__ inline void ring_take_words(unsigned long long* from, size_t nw, unsigned tag, unsigned rank, unsigned size, F&& f) {
+template <class F> __device__ inline void ring_take_words(unsigned long long* from, size_t nw, unsigned tag,
+                                                          unsigned rank, unsigned size, F&& f) {
     size_t i = rank;
     for (; i + (ring_unroll - 1) * size < nw; i += ring_unroll * size) {
         unsigned long long v[ring_unroll];
@@ -414,7 +414,8 @@ __device__ inline void ring_take_words(unsigned long long* from, size_t nw, unsi
 }
 
 // Moves n bytes from this PE's ring words at `from` into dst, each word once it has arrived.
-__device__ inline void ring_get(void* dst, unsigned long long* from, size_t n, unsigned tag, unsigned rank, unsigned size) {
+__device__ inline void ring_get(void* dst, unsigned long long* from, size_t n, unsigned tag, unsigned rank,
+                                unsigned size) {
     auto* bytes = static_cast<unsigned char*>(dst);
     const bool words = (reinterpret_cast<uintptr_t>(dst) & 3) == 0;
     ring_take_words(from, ring_words_for(n), tag, rank, size, [&](size_t i, unsigned v) {
@@ -465,7 +466,8 @@ __device__ inline void exchange_ring(call<G>& k, size_t bytes, Block block, Take
 
 // Broadcast through the ring: the root stores the array into every other member's ring, and goes on
 // (it may be calls ahead of the others); each other member takes it from there.
-template <class G> __device__ inline void broadcast_ring(call<G>& k, void* dest, const void* source, size_t bytes, int root) {
+template <class G>
+__device__ inline void broadcast_ring(call<G>& k, void* dest, const void* source, size_t bytes, int root) {
     const auto span = k.ring_take(ring_words_for(bytes));
     if (k.me() == root) {
         for (int i = 1; i < k.size(); ++i)
@@ -484,8 +486,8 @@ template <class G> __device__ inline void broadcast_ring(call<G>& k, void* dest,
 // for anyone to enter.
 
 __device__ inline ishmemi::cuda::gpu_medium_slot* medium_slot(int pe, int slot) {
-    return reinterpret_cast<ishmemi::cuda::gpu_medium_slot*>(dstate.medium_base +
-                                                             static_cast<long long>(pe - dstate.my_pe) * dstate.peer_stride) +
+    return reinterpret_cast<ishmemi::cuda::gpu_medium_slot*>(
+               dstate.medium_base + static_cast<long long>(pe - dstate.my_pe) * dstate.peer_stride) +
            slot;
 }
 
@@ -499,8 +501,14 @@ template <class B> class medium_call {
     // bytes: the size of each member's block (a broadcast's array, a gather's block, a reduction's
     // array); blocks are 16-byte aligned in a stage half.
     __device__ medium_call(const B& g, int team, unsigned first, unsigned step, size_t bytes, const char* routine)
-        : g_(g), t_(*find_team(team)), slot_(team), first_(first), step_(step), bytes_(bytes),
-          stride_(ishmemi::cuda::medium_stride(bytes)), chunk_(ishmemi::cuda::medium_chunk(bytes, dstate.medium_part)),
+        : g_(g),
+          t_(*find_team(team)),
+          slot_(team),
+          first_(first),
+          step_(step),
+          bytes_(bytes),
+          stride_(ishmemi::cuda::medium_stride(bytes)),
+          chunk_(ishmemi::cuda::medium_chunk(bytes, dstate.medium_part)),
           with_data_(ishmemi::cuda::medium_parts_with_data(bytes, dstate.medium_part)) {
         sync_group(g_);  // the group's earlier reads of dest and writes of source come first
         unsigned long long c = 0;
@@ -518,8 +526,7 @@ template <class B> class medium_call {
             const unsigned waits = parts * static_cast<unsigned>(size() - 1);
             for (unsigned i = rank(); i < waits; i += threads()) {
                 auto a = sys_ref(&mine()->acks[i % parts][(me() + 1 + i / parts) % size()]);
-                while (a.load(::cuda::std::memory_order_relaxed) < c_ - 2) {
-                }
+                while (a.load(::cuda::std::memory_order_relaxed) < c_ - 2) {}
             }
             sync_group(g_);
         }
@@ -537,12 +544,15 @@ template <class B> class medium_call {
             if (first_ < with_data_) f(first_ * chunk_, bytes_);
             return;
         }
-        for (unsigned p = first_; p < with_data_; p += step_) f(p * chunk_, (p + 1) * chunk_ < bytes_ ? (p + 1) * chunk_ : bytes_);
+        for (unsigned p = first_; p < with_data_; p += step_)
+            f(p * chunk_, (p + 1) * chunk_ < bytes_ ? (p + 1) * chunk_ : bytes_);
     }
     // My ranges of block `src` into member m's stage half at `at`.
     __device__ void put(int m, size_t at, const void* src) const {
         char* to = half(m) + at;
-        each_range([&](size_t b, size_t e) { copy_bytes(to + b, static_cast<const char*>(src) + b, e - b, rank(), threads()); });
+        each_range([&](size_t b, size_t e) {
+            copy_bytes(to + b, static_cast<const char*>(src) + b, e - b, rank(), threads());
+        });
     }
     // My ranges of a block from src to dst, both this PE's (dst != src).
     __device__ void copy_own(void* dst, const void* src) const {
@@ -576,8 +586,7 @@ template <class B> class medium_call {
             const int j = (me() + 1 + static_cast<int>(i / mine_parts)) % size();
             if (!from(j)) continue;
             auto f = sys_ref(&mine()->flags[first_ + (i % mine_parts) * step_][j]);
-            while (f.load(::cuda::std::memory_order_relaxed) < c_) {
-            }
+            while (f.load(::cuda::std::memory_order_relaxed) < c_) {}
             polled = true;
         }
         if (polled) ::cuda::atomic_thread_fence(::cuda::std::memory_order_acquire, ::cuda::thread_scope_system);
@@ -621,7 +630,8 @@ template <class B> class medium_call {
 };
 
 // Broadcast: the root puts the array into every other member's half; each takes it from there.
-template <class B> __device__ inline void broadcast_medium(const medium_call<B>& k, void* dest, const void* source, int root) {
+template <class B>
+__device__ inline void broadcast_medium(const medium_call<B>& k, void* dest, const void* source, int root) {
     if (k.me() == root) {
         for (int i = 1; i < k.size(); ++i) k.put((k.me() + i) % k.size(), 0, source);
         if (dest != source) k.copy_own(dest, source);
@@ -658,9 +668,8 @@ __device__ inline void gather_medium(const medium_call<B>& k, char* dest, size_t
 // the sizes and the team alone, so it is the same on every member whatever its group (the library's
 // kernels launch one block per part with data, runtime/cuda/collectives.cu). all_send: every member
 // sends its block of `bytes` to every member (all but broadcast). Returns whether it ran the call.
-template <class G, class Run>
-__device__ inline bool via_medium(const G& g, int team, unsigned limit, bool all_send, size_t bytes, const char* routine,
-                                  Run&& run) {
+template <class G, class Run> __device__ inline bool via_medium(const G& g, int team, unsigned limit, bool all_send,
+                                                                size_t bytes, const char* routine, Run&& run) {
     const auto* t = find_team(team);
     if (!t || t->size > ishmemi::cuda::gpu_sync_slot::max_members) return false;
     const size_t blocks = all_send ? static_cast<size_t>(t->size) : 1;
@@ -685,7 +694,8 @@ __device__ inline bool via_medium(const G& g, int team, unsigned limit, bool all
 // size, the team's size and ISHMEM_GPU_BROADCAST_PIECE_BYTES alone, so it is the same on every
 // member whatever its group.
 // (The cut: device_state.h, plan_relay.)
-template <class G> __device__ inline void broadcast_relayed(call<G>& k, char* dest, const char* source, size_t bytes, int root) {
+template <class G>
+__device__ inline void broadcast_relayed(call<G>& k, char* dest, const char* source, size_t bytes, int root) {
     const int n = k.size();
     const ishmemi::cuda::relay_plan plan = ishmemi::cuda::plan_relay(bytes, n, dstate.broadcast_piece);
     auto carrier = [&](int p) {
@@ -777,9 +787,8 @@ template <class G, class Push> __device__ inline void exchange_all(call<G>& k, P
 }
 
 // A gather's take from the ring: member j's block to dest + j * bytes, this PE's own from `mine`.
-template <class G>
-__device__ inline void take_blocks(const call<G>& k, char* dest, const void* mine, size_t bytes, unsigned long long* ring,
-                                   size_t words, unsigned tag) {
+template <class G> __device__ inline void take_blocks(const call<G>& k, char* dest, const void* mine, size_t bytes,
+                                                      unsigned long long* ring, size_t words, unsigned tag) {
     for (int j = 0; j < k.size(); ++j) {
         if (j == k.me()) {
             if (dest + j * bytes != mine) copy_bytes(dest + j * bytes, mine, bytes, k.rank(), k.threads());
@@ -797,14 +806,14 @@ template <class G> __device__ inline int fcollect(const G& g, int team, void* de
         return 0;
     call<G> k(g, team, "ishmem_fcollect");
     if (through_ring<G>(bytes * k.size())) {
-        exchange_ring(k, bytes, [&](int) { return source; }, [&](unsigned long long* ring, size_t words, unsigned tag) {
-            take_blocks(k, static_cast<char*>(dest), source, bytes, ring, words, tag);
-        });
+        exchange_ring(
+            k, bytes, [&](int) { return source; },
+            [&](unsigned long long* ring, size_t words, unsigned tag) {
+                take_blocks(k, static_cast<char*>(dest), source, bytes, ring, words, tag);
+            });
         return 0;
     }
-    exchange_all(k, [&] {
-        push_same_to_all(k, static_cast<char*>(dest), k.me() * bytes, source, bytes);
-    });
+    exchange_all(k, [&] { push_same_to_all(k, static_cast<char*>(dest), k.me() * bytes, source, bytes); });
     return 0;
 }
 
@@ -812,14 +821,17 @@ template <class G> __device__ inline int alltoall(const G& g, int team, void* de
     if (bytes == 0) return 0;
     const char* src = static_cast<const char*>(source);
     if (via_medium(g, team, dstate.medium_gather_limit, true, bytes, "ishmem_alltoall", [&](const auto& k) {
-            gather_medium(k, static_cast<char*>(dest), bytes, src + k.me() * bytes, [&](int m) { return src + m * bytes; });
+            gather_medium(k, static_cast<char*>(dest), bytes, src + k.me() * bytes,
+                          [&](int m) { return src + m * bytes; });
         }))
         return 0;
     call<G> k(g, team, "ishmem_alltoall");
     if (through_ring<G>(bytes * k.size())) {
-        exchange_ring(k, bytes, [&](int m) { return src + m * bytes; }, [&](unsigned long long* ring, size_t words, unsigned tag) {
-            take_blocks(k, static_cast<char*>(dest), src + k.me() * bytes, bytes, ring, words, tag);
-        });
+        exchange_ring(
+            k, bytes, [&](int m) { return src + m * bytes; },
+            [&](unsigned long long* ring, size_t words, unsigned tag) {
+                take_blocks(k, static_cast<char*>(dest), src + k.me() * bytes, bytes, ring, words, tag);
+            });
         return 0;
     }
     exchange_all(k, [&] {
@@ -864,9 +876,7 @@ template <class T> __device__ inline T load_fresh(const T* p) {
 enum scan_kind : int { no_scan, inclusive, exclusive };
 
 // N elements of T that move as one load or store: 16 bytes (int4) when the arrays allow it.
-template <class T, int N> struct alignas(N * sizeof(T)) lanes {
-    T e[N];
-};
+template <class T, int N> struct alignas(N * sizeof(T)) lanes { T e[N]; };
 template <class T, int N> __device__ inline lanes<T, N> load_lanes(const T* p) {
     if constexpr (N == 1) {
         return {load_fresh(p)};
@@ -996,21 +1006,25 @@ __device__ inline int combine_chunks(const G& g, int team, T* dest, const T* sou
     if (through_ring<G>(n * sizeof(T) * k.size())) {
         // Every member's whole source comes to every member, which combines in team order (so the
         // results are bit-identical everywhere); in place, each element is read before it is written.
-        exchange_ring(k, n * sizeof(T), [&](int) { return source; }, [&](unsigned long long* ring, size_t words, unsigned tag) {
-            auto at = [&](int j, size_t i) { return j == k.me() ? source[i] : ring_element<T>(ring + j * words, i, tag); };
-            for (size_t i = k.rank(); i < n; i += k.threads()) {
-                if constexpr (Scan == no_scan) {
-                    T v = at(0, i);
-                    for (int j = 1; j < k.size(); ++j) v = combine<Op>(v, at(j, i));
-                    dest[i] = v;
-                } else {
-                    T acc{};
-                    const int last = Scan == inclusive ? k.me() : k.me() - 1;
-                    for (int j = 0; j <= last; ++j) acc = combine<Op>(acc, at(j, i));
-                    dest[i] = acc;
+        exchange_ring(
+            k, n * sizeof(T), [&](int) { return source; },
+            [&](unsigned long long* ring, size_t words, unsigned tag) {
+                auto at = [&](int j, size_t i) {
+                    return j == k.me() ? source[i] : ring_element<T>(ring + j * words, i, tag);
+                };
+                for (size_t i = k.rank(); i < n; i += k.threads()) {
+                    if constexpr (Scan == no_scan) {
+                        T v = at(0, i);
+                        for (int j = 1; j < k.size(); ++j) v = combine<Op>(v, at(j, i));
+                        dest[i] = v;
+                    } else {
+                        T acc{};
+                        const int last = Scan == inclusive ? k.me() : k.me() - 1;
+                        for (int j = 0; j <= last; ++j) acc = combine<Op>(acc, at(j, i));
+                        dest[i] = acc;
+                    }
                 }
-            }
-        });
+            });
         return 0;
     }
     if (k.leader()) {
@@ -1043,7 +1057,8 @@ __device__ inline int combine_chunks(const G& g, int team, T* dest, const T* sou
 template <class T> __device__ inline int alltoall(int team, T* dest, const T* source, size_t nelems) {
     return coll::alltoall(single_thread{}, team, dest, source, nelems * sizeof(T));
 }
-template <class T, class G> __device__ inline int alltoall_work_group(int team, T* dest, const T* source, size_t nelems, const G& g) {
+template <class T, class G>
+__device__ inline int alltoall_work_group(int team, T* dest, const T* source, size_t nelems, const G& g) {
     return coll::alltoall(g, team, dest, source, nelems * sizeof(T));
 }
 template <class T> __device__ inline int broadcast(int team, T* dest, const T* source, size_t nelems, int root) {
@@ -1056,25 +1071,27 @@ __device__ inline int broadcast_work_group(int team, T* dest, const T* source, s
 template <class T> __device__ inline int collect(int team, T* dest, const T* source, size_t nelems) {
     return coll::collect(single_thread{}, team, dest, source, nelems * sizeof(T));
 }
-template <class T, class G> __device__ inline int collect_work_group(int team, T* dest, const T* source, size_t nelems, const G& g) {
+template <class T, class G>
+__device__ inline int collect_work_group(int team, T* dest, const T* source, size_t nelems, const G& g) {
     return coll::collect(g, team, dest, source, nelems * sizeof(T));
 }
 template <class T> __device__ inline int fcollect(int team, T* dest, const T* source, size_t nelems) {
     return coll::fcollect(single_thread{}, team, dest, source, nelems * sizeof(T));
 }
-template <class T, class G> __device__ inline int fcollect_work_group(int team, T* dest, const T* source, size_t nelems, const G& g) {
+template <class T, class G>
+__device__ inline int fcollect_work_group(int team, T* dest, const T* source, size_t nelems, const G& g) {
     return coll::fcollect(g, team, dest, source, nelems * sizeof(T));
 }
 
 #define ISHMEMI_DEVICE_REDUCTION(OP)                                                                               \
     template <class T> __device__ inline int OP##_reduce(int team, T* dest, const T* source, size_t nreduce) {     \
         return coll::combine_chunks<coll::op_##OP, coll::no_scan>(single_thread{}, team, dest, source, nreduce,    \
-                                                                  "ishmem_" #OP "_reduce");                       \
+                                                                  "ishmem_" #OP "_reduce");                        \
     }                                                                                                              \
     template <class T, class G>                                                                                    \
     __device__ inline int OP##_reduce_work_group(int team, T* dest, const T* source, size_t nreduce, const G& g) { \
         return coll::combine_chunks<coll::op_##OP, coll::no_scan>(g, team, dest, source, nreduce,                  \
-                                                                  "ishmemx_" #OP "_reduce_work_group");           \
+                                                                  "ishmemx_" #OP "_reduce_work_group");            \
     }
 ISHMEMI_DEVICE_REDUCTION(and)
 ISHMEMI_DEVICE_REDUCTION(or)
@@ -1086,10 +1103,12 @@ ISHMEMI_DEVICE_REDUCTION(prod)
 #undef ISHMEMI_DEVICE_REDUCTION
 
 template <class T> __device__ inline int sum_inscan(int team, T* dest, const T* source, size_t nelems) {
-    return coll::combine_chunks<coll::op_sum, coll::inclusive>(single_thread{}, team, dest, source, nelems, "ishmem_sum_inscan");
+    return coll::combine_chunks<coll::op_sum, coll::inclusive>(single_thread{}, team, dest, source, nelems,
+                                                               "ishmem_sum_inscan");
 }
 template <class T> __device__ inline int sum_exscan(int team, T* dest, const T* source, size_t nelems) {
-    return coll::combine_chunks<coll::op_sum, coll::exclusive>(single_thread{}, team, dest, source, nelems, "ishmem_sum_exscan");
+    return coll::combine_chunks<coll::op_sum, coll::exclusive>(single_thread{}, team, dest, source, nelems,
+                                                               "ishmem_sum_exscan");
 }
 
 // ---- the checks of the collectives' entry points -------------------------------------------------
@@ -1102,11 +1121,12 @@ __device__ inline int team_size_or_zero(int team) {
 __device__ inline bool check_team_pe(const char* fn, int team, const char* param, int pe) {
     const auto* t = find_team(team);
     if (__builtin_expect(t != nullptr && static_cast<unsigned>(pe) < static_cast<unsigned>(t->size), 1)) return true;
-    if (fn) printf("ishmem: PE %d: %s: %s = %d is not a PE of team %d (device code)\n", dstate.my_pe, fn, param, pe, team);
+    if (fn)
+        printf("ishmem: PE %d: %s: %s = %d is not a PE of team %d (device code)\n", dstate.my_pe, fn, param, pe, team);
     return false;
 }
-__device__ inline bool check_no_partial_overlap(const char* fn, const char* a, const void* pa, const char* b, const void* pb,
-                                                size_t bytes) {
+__device__ inline bool check_no_partial_overlap(const char* fn, const char* a, const void* pa, const char* b,
+                                                const void* pb, size_t bytes) {
     if (__builtin_expect(!ishmemi::overlap_partly(pa, pb, bytes), 1)) return true;
     if (fn)
         printf("ishmem: PE %d: %s: %s and %s overlap partly (%llu bytes) (device code)\n", dstate.my_pe, fn, a, b,

@@ -30,7 +30,8 @@
 // Device debug builds (-G) are known to give block-wide _work_group calls wrong values
 // (docs/guide/cuda.rst); said once per device pass, at compile time.
 #if defined(__CUDACC_DEBUG__) && defined(__CUDA_ARCH__)
-#warning "ishmem: device code built with -G is not supported: block-wide _work_group calls may read wrong values (see the CUDA guide); build device code optimized"
+#warning \
+    "ishmem: device code built with -G is not supported: block-wide _work_group calls may read wrong values (see the CUDA guide); build device code optimized"
 #endif
 
 // Device-side argument checks cost a few compares per call; a build that measures without them
@@ -43,8 +44,7 @@ namespace ishmemi::dev {
 
 namespace cg = cooperative_groups;
 
-template <class T>
-__device__ inline ::cuda::atomic_ref<T, ::cuda::thread_scope_system> sys_ref(T* p) {
+template <class T> __device__ inline ::cuda::atomic_ref<T, ::cuda::thread_scope_system> sys_ref(T* p) {
     return ::cuda::atomic_ref<T, ::cuda::thread_scope_system>(*p);
 }
 
@@ -53,8 +53,8 @@ __device__ inline ::cuda::atomic_ref<T, ::cuda::thread_scope_system> sys_ref(T* 
 // Leaves the error for the host's watcher (which prints it and ends the process), gives it time to
 // do so, then stops the kernel. Never returns, and says so: a branch to it needs no point where the
 // warp's threads meet again, which costs every checked g time (docs/guide/tuning.rst).
-[[noreturn]] __device__ __noinline__ inline void fail(int code, const char* routine, const char* param, long long a, long long b,
-                                         long long c) {
+[[noreturn]] __device__ __noinline__ inline void fail(int code, const char* routine, const char* param, long long a,
+                                                      long long b, long long c) {
     ishmemi::cuda::error_mailbox* mb = dstate.mailbox;
     if (mb == nullptr) {
         printf("ishmem: PE ?: %s: called %s (device code)\n", routine,
@@ -98,11 +98,16 @@ __device__ inline bool ok_symmetric(const void* addr, size_t bytes) {
     return !device_checks_on || ishmemi::cuda::in_heap(reinterpret_cast<uintptr_t>(addr), bytes,
                                                        reinterpret_cast<uintptr_t>(dstate.heap_base), dstate.heap_size);
 }
-__device__ inline bool ok_nonnull(const void* p, size_t count) { return !device_checks_on || ((p != nullptr) | (count == 0)); }
+__device__ inline bool ok_nonnull(const void* p, size_t count) {
+    return !device_checks_on || ((p != nullptr) | (count == 0));
+}
 __device__ inline bool ok_sig_op(int sig_op) {
     return !device_checks_on || ((sig_op == ISHMEM_SIGNAL_SET) | (sig_op == ISHMEM_SIGNAL_ADD));
 }
-__device__ inline bool ok_cmp(int cmp) { return !device_checks_on || static_cast<unsigned>(cmp) - unsigned(ISHMEM_CMP_EQ) <= unsigned(ISHMEM_CMP_LE - ISHMEM_CMP_EQ); }
+__device__ inline bool ok_cmp(int cmp) {
+    return !device_checks_on ||
+           static_cast<unsigned>(cmp) - unsigned(ISHMEM_CMP_EQ) <= unsigned(ISHMEM_CMP_LE - ISHMEM_CMP_EQ);
+}
 __device__ inline bool ok_positive(ptrdiff_t v) { return !device_checks_on || v > 0; }
 __device__ inline bool ok_power_of_two(size_t v) { return !device_checks_on || ((v != 0) & ((v & (v - 1)) == 0)); }
 // A mask test: see ishmemi::check_aligned. A misaligned atomic would fault the kernel without a word.
@@ -146,12 +151,12 @@ __device__ inline void check_aligned(const char* fn, const char* param, const vo
 // The end of an entry point's failed-check branch, after the reports: one of them has stopped the
 // kernel, since each report tests its predicate's own twin. Reached only if that pairing breaks; it
 // makes the branch one that never returns.
-[[noreturn]] __device__ inline void fail_unreported(const char* fn) { fail(ishmemi::cuda::err_unreported, fn, nullptr, 0, 0, 0); }
+[[noreturn]] __device__ inline void fail_unreported(const char* fn) {
+    fail(ishmemi::cuda::err_unreported, fn, nullptr, 0, 0, 0);
+}
 
 // The host's mul_size, strided_extent and blocked_extent (runtime.h): SIZE_MAX where a size overflows.
-__device__ inline size_t mul_size(size_t a, size_t b) {
-    return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b;
-}
+__device__ inline size_t mul_size(size_t a, size_t b) { return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b; }
 __device__ inline size_t strided_extent(size_t nelems, ptrdiff_t stride) {
     if (nelems == 0) return 0;
     const size_t s = stride < 0 ? size_t{0} - static_cast<size_t>(stride) : static_cast<size_t>(stride);
@@ -167,10 +172,10 @@ __device__ inline size_t blocked_extent(size_t bsize, size_t nblocks, ptrdiff_t 
 
 // ---- addresses -----------------------------------------------------------------------------------
 
-template <class T>
-__device__ inline T* peer_ptr(T* addr, int pe) {
+template <class T> __device__ inline T* peer_ptr(T* addr, int pe) {
     using B = ::cuda::std::conditional_t<::cuda::std::is_const_v<T>, const char, char>;
-    return reinterpret_cast<T*>(reinterpret_cast<B*>(addr) + static_cast<long long>(pe - dstate.my_pe) * dstate.peer_stride);
+    return reinterpret_cast<T*>(reinterpret_cast<B*>(addr) +
+                                static_cast<long long>(pe - dstate.my_pe) * dstate.peer_stride);
 }
 
 __device__ inline int my_pe() { return dstate.my_pe; }
@@ -178,7 +183,8 @@ __device__ inline int n_pes() { return dstate.n_pes; }
 
 __device__ inline void* ptr(const void* dest, int pe) {
     uintptr_t off = reinterpret_cast<uintptr_t>(dest) - reinterpret_cast<uintptr_t>(dstate.heap_base);
-    if (!dstate.initialized || off >= dstate.heap_size || static_cast<unsigned>(pe) >= static_cast<unsigned>(dstate.n_pes))
+    if (!dstate.initialized || off >= dstate.heap_size ||
+        static_cast<unsigned>(pe) >= static_cast<unsigned>(dstate.n_pes))
         return nullptr;
     return const_cast<void*>(static_cast<const void*>(peer_ptr(static_cast<const char*>(dest), pe)));
 }
@@ -223,8 +229,8 @@ __device__ __noinline__ inline void print(const char* file, long line, const cha
     if (type == ishmemi::print_type_debug && !sys_ref(&ring->debug).load(::cuda::std::memory_order_relaxed)) return;
     const unsigned long long ticket = atomicAdd(dstate.print_tickets, 1ull);
     // The slot is free once the host has printed the message print_slots tickets before this one.
-    for (unsigned ns = 32; ticket >= sys_ref(&ring->consumed).load(::cuda::std::memory_order_acquire) +
-                                          ishmemi::cuda::print_slots;
+    for (unsigned ns = 32;
+         ticket >= sys_ref(&ring->consumed).load(::cuda::std::memory_order_acquire) + ishmemi::cuda::print_slots;
          ns = ns < 8192 ? 2 * ns : ns)
         __nanosleep(ns);
     ishmemi::cuda::print_slot& s = ring->slots[ticket % ishmemi::cuda::print_slots];
@@ -381,13 +387,13 @@ __device__ inline void strided_group(T* d, const T* s, ptrdiff_t dst, ptrdiff_t 
 }
 // Block b of nblocks blocks of bsize elements: dest + b * dst <- source + b * sst; the group's
 // threads stride over all elements of all blocks.
-template <class T, class G>
-__device__ inline void blocked_group(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
-                                     const G& g) {
+template <class T, class G> __device__ inline void blocked_group(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst,
+                                                                 size_t bsize, size_t nblocks, const G& g) {
     const size_t total = bsize * nblocks;
     for (size_t k = rank_in(g); k < total; k += threads_of(g)) {
         const size_t b = k / bsize, e = k % bsize;
-        d[static_cast<ptrdiff_t>(b) * dst + static_cast<ptrdiff_t>(e)] = s[static_cast<ptrdiff_t>(b) * sst + static_cast<ptrdiff_t>(e)];
+        d[static_cast<ptrdiff_t>(b) * dst + static_cast<ptrdiff_t>(e)] =
+            s[static_cast<ptrdiff_t>(b) * sst + static_cast<ptrdiff_t>(e)];
     }
 }
 
@@ -401,8 +407,12 @@ template <class T> __device__ inline void put(T* dest, const T* source, size_t n
 template <class T> __device__ inline void get(T* dest, const T* source, size_t nelems, int pe) {
     get_group(dest, source, nelems, pe, single_thread{});
 }
-template <class T> __device__ inline void put_nbi(T* dest, const T* source, size_t nelems, int pe) { put(dest, source, nelems, pe); }
-template <class T> __device__ inline void get_nbi(T* dest, const T* source, size_t nelems, int pe) { get(dest, source, nelems, pe); }
+template <class T> __device__ inline void put_nbi(T* dest, const T* source, size_t nelems, int pe) {
+    put(dest, source, nelems, pe);
+}
+template <class T> __device__ inline void get_nbi(T* dest, const T* source, size_t nelems, int pe) {
+    get(dest, source, nelems, pe);
+}
 
 template <class T>
 __device__ inline void iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
@@ -412,12 +422,12 @@ template <class T>
 __device__ inline void iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     strided_group(dest, peer_ptr(source, pe), dst, sst, nelems, single_thread{});
 }
-template <class T>
-__device__ inline void ibput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+template <class T> __device__ inline void ibput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
+                                                size_t nblocks, int pe) {
     blocked_group(peer_ptr(dest, pe), source, dst, sst, bsize, nblocks, single_thread{});
 }
-template <class T>
-__device__ inline void ibget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+template <class T> __device__ inline void ibget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
+                                                size_t nblocks, int pe) {
     blocked_group(dest, peer_ptr(source, pe), dst, sst, bsize, nblocks, single_thread{});
 }
 
@@ -431,39 +441,43 @@ template <class T> __device__ inline T g(const T* source, int pe) {
 
 // The group forms: the group shares the elements, then meets, so that every thread returns after
 // the whole transfer has been issued (get: has arrived).
-template <class T, class G> __device__ inline void put_work_group(T* dest, const T* source, size_t nelems, int pe, const G& g) {
+template <class T, class G>
+__device__ inline void put_work_group(T* dest, const T* source, size_t nelems, int pe, const G& g) {
     put_group(dest, source, nelems, pe, g);
     sync_group(g);
 }
-template <class T, class G> __device__ inline void get_work_group(T* dest, const T* source, size_t nelems, int pe, const G& g) {
+template <class T, class G>
+__device__ inline void get_work_group(T* dest, const T* source, size_t nelems, int pe, const G& g) {
     get_group(dest, source, nelems, pe, g);
     sync_group(g);
 }
-template <class T, class G> __device__ inline void put_nbi_work_group(T* dest, const T* source, size_t nelems, int pe, const G& g) {
+template <class T, class G>
+__device__ inline void put_nbi_work_group(T* dest, const T* source, size_t nelems, int pe, const G& g) {
     put_work_group(dest, source, nelems, pe, g);
 }
-template <class T, class G> __device__ inline void get_nbi_work_group(T* dest, const T* source, size_t nelems, int pe, const G& g) {
+template <class T, class G>
+__device__ inline void get_nbi_work_group(T* dest, const T* source, size_t nelems, int pe, const G& g) {
     get_work_group(dest, source, nelems, pe, g);
 }
-template <class T, class G>
-__device__ inline void iput_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const G& g) {
+template <class T, class G> __device__ inline void iput_work_group(T* dest, const T* source, ptrdiff_t dst,
+                                                                   ptrdiff_t sst, size_t nelems, int pe, const G& g) {
     strided_group(peer_ptr(dest, pe), source, dst, sst, nelems, g);
     sync_group(g);
 }
-template <class T, class G>
-__device__ inline void iget_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const G& g) {
+template <class T, class G> __device__ inline void iget_work_group(T* dest, const T* source, ptrdiff_t dst,
+                                                                   ptrdiff_t sst, size_t nelems, int pe, const G& g) {
     strided_group(dest, peer_ptr(source, pe), dst, sst, nelems, g);
     sync_group(g);
 }
-template <class T, class G>
-__device__ inline void ibput_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
-                                        int pe, const G& g) {
+template <class T, class G> __device__ inline void ibput_work_group(T* dest, const T* source, ptrdiff_t dst,
+                                                                    ptrdiff_t sst, size_t bsize, size_t nblocks, int pe,
+                                                                    const G& g) {
     blocked_group(peer_ptr(dest, pe), source, dst, sst, bsize, nblocks, g);
     sync_group(g);
 }
-template <class T, class G>
-__device__ inline void ibget_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
-                                        int pe, const G& g) {
+template <class T, class G> __device__ inline void ibget_work_group(T* dest, const T* source, ptrdiff_t dst,
+                                                                    ptrdiff_t sst, size_t bsize, size_t nblocks, int pe,
+                                                                    const G& g) {
     blocked_group(dest, peer_ptr(source, pe), dst, sst, bsize, nblocks, g);
     sync_group(g);
 }
@@ -472,8 +486,12 @@ __device__ inline void ibget_work_group(T* dest, const T* source, ptrdiff_t dst,
 
 __device__ inline void fence() { __threadfence_system(); }
 __device__ inline void quiet() { __threadfence_system(); }
-template <class G> __device__ inline void fence_work_group(const G& g) { group_then_leader(g, [] { fence(); }); }
-template <class G> __device__ inline void quiet_work_group(const G& g) { group_then_leader(g, [] { quiet(); }); }
+template <class G> __device__ inline void fence_work_group(const G& g) {
+    group_then_leader(g, [] { fence(); });
+}
+template <class G> __device__ inline void quiet_work_group(const G& g) {
+    group_then_leader(g, [] { quiet(); });
+}
 
 // ---- AMO -----------------------------------------------------------------------------------------
 
@@ -512,12 +530,18 @@ template <class T> __device__ inline T atomic_fetch_xor(T* dest, T value, int pe
 template <class T> __device__ inline void atomic_xor(T* dest, T value, int pe) { atomic_fetch_xor(dest, value, pe); }
 
 // Non-blocking fetching forms: the result lands in *fetch (valid after quiet).
-template <class T> __device__ inline void atomic_fetch_nbi(T* fetch, T* source, int pe) { *fetch = atomic_fetch(source, pe); }
-template <class T> __device__ inline void atomic_swap_nbi(T* fetch, T* dest, T value, int pe) { *fetch = atomic_swap(dest, value, pe); }
+template <class T> __device__ inline void atomic_fetch_nbi(T* fetch, T* source, int pe) {
+    *fetch = atomic_fetch(source, pe);
+}
+template <class T> __device__ inline void atomic_swap_nbi(T* fetch, T* dest, T value, int pe) {
+    *fetch = atomic_swap(dest, value, pe);
+}
 template <class T> __device__ inline void atomic_compare_swap_nbi(T* fetch, T* dest, T cond, T value, int pe) {
     *fetch = atomic_compare_swap(dest, cond, value, pe);
 }
-template <class T> __device__ inline void atomic_fetch_inc_nbi(T* fetch, T* dest, int pe) { *fetch = atomic_fetch_inc(dest, pe); }
+template <class T> __device__ inline void atomic_fetch_inc_nbi(T* fetch, T* dest, int pe) {
+    *fetch = atomic_fetch_inc(dest, pe);
+}
 template <class T> __device__ inline void atomic_fetch_add_nbi(T* fetch, T* dest, T value, int pe) {
     *fetch = atomic_fetch_add(dest, value, pe);
 }
@@ -552,27 +576,26 @@ __device__ inline uint64_t signal_fetch(uint64_t* sig_addr) {
     return sys_ref(sig_addr).load(::cuda::std::memory_order_acquire);
 }
 
-template <class T>
-__device__ inline void put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+template <class T> __device__ inline void put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr,
+                                                     uint64_t signal, int sig_op, int pe) {
     put(dest, source, nelems, pe);
     signal_update(sig_addr, signal, sig_op, pe);
 }
-template <class T>
-__device__ inline void put_signal_nbi(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op,
-                                      int pe) {
+template <class T> __device__ inline void put_signal_nbi(T* dest, const T* source, size_t nelems, uint64_t* sig_addr,
+                                                         uint64_t signal, int sig_op, int pe) {
     put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 // The group copies, meets, and its leader signals; the others need not wait for the signal.
-template <class T, class G>
-__device__ inline void put_signal_work_group(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal,
-                                             int sig_op, int pe, const G& g) {
+template <class T, class G> __device__ inline void put_signal_work_group(T* dest, const T* source, size_t nelems,
+                                                                         uint64_t* sig_addr, uint64_t signal,
+                                                                         int sig_op, int pe, const G& g) {
     put_group(dest, source, nelems, pe, g);
     sync_group(g);
     if (rank_in(g) == 0) signal_update(sig_addr, signal, sig_op, pe);
 }
-template <class T, class G>
-__device__ inline void put_signal_nbi_work_group(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal,
-                                                 int sig_op, int pe, const G& g) {
+template <class T, class G> __device__ inline void put_signal_nbi_work_group(T* dest, const T* source, size_t nelems,
+                                                                             uint64_t* sig_addr, uint64_t signal,
+                                                                             int sig_op, int pe, const G& g) {
     put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, g);
 }
 
@@ -623,8 +646,7 @@ template <class T, class V> struct sync_set {
     __device__ void wait_all(size_t begin, size_t end, size_t step) const {
         for (size_t i = begin; i < end; i += step)
             if (in_set(i))
-                while (!satisfied(i)) {
-                }
+                while (!satisfied(i)) {}
     }
     __device__ int test_all() const {
         for (size_t i = 0; i < nelems; ++i)
@@ -662,14 +684,14 @@ template <class T, class V> struct sync_set {
     }
 };
 
-template <class T, class V>
-__device__ inline sync_set<T, decltype(values_of(V{}))> make_set(T* ivars, size_t nelems, const int* status, int cmp, V v) {
+template <class T, class V> __device__ inline sync_set<T, decltype(values_of(V{}))> make_set(T* ivars, size_t nelems,
+                                                                                             const int* status, int cmp,
+                                                                                             V v) {
     return {ivars, nelems, status, cmp, values_of(v)};
 }
 
 template <class T> __device__ inline void wait_until(T* ivar, int cmp, T cmp_value) {
-    while (!compare(cmp, load_acquire(ivar), cmp_value)) {
-    }
+    while (!compare(cmp, load_acquire(ivar), cmp_value)) {}
 }
 template <class T> __device__ inline int test(T* ivar, int cmp, T cmp_value) {
     return compare(cmp, load_acquire(ivar), cmp_value) ? 1 : 0;
@@ -682,10 +704,12 @@ __device__ inline uint64_t signal_wait_until(uint64_t* sig_addr, int cmp, uint64
     }
 }
 
-template <class T, class V> __device__ inline void wait_until_all(T* ivars, size_t nelems, const int* status, int cmp, V v) {
+template <class T, class V>
+__device__ inline void wait_until_all(T* ivars, size_t nelems, const int* status, int cmp, V v) {
     make_set(ivars, nelems, status, cmp, v).wait_all(0, nelems, 1);
 }
-template <class T, class V> __device__ inline size_t wait_until_any(T* ivars, size_t nelems, const int* status, int cmp, V v) {
+template <class T, class V>
+__device__ inline size_t wait_until_any(T* ivars, size_t nelems, const int* status, int cmp, V v) {
     return make_set(ivars, nelems, status, cmp, v).wait_any();
 }
 template <class T, class V>
@@ -695,7 +719,8 @@ __device__ inline size_t wait_until_some(T* ivars, size_t nelems, size_t* indice
 template <class T, class V> __device__ inline int test_all(T* ivars, size_t nelems, const int* status, int cmp, V v) {
     return make_set(ivars, nelems, status, cmp, v).test_all();
 }
-template <class T, class V> __device__ inline size_t test_any(T* ivars, size_t nelems, const int* status, int cmp, V v) {
+template <class T, class V>
+__device__ inline size_t test_any(T* ivars, size_t nelems, const int* status, int cmp, V v) {
     return make_set(ivars, nelems, status, cmp, v).test_any(false);
 }
 template <class T, class V>
@@ -725,7 +750,8 @@ template <class T, class G> __device__ inline int test_work_group(T* ivar, int c
 template <class T, class G> __device__ inline void wait_work_group(T* ivar, T v, const G& g) {
     leader_then_share(g, [&] { wait<T>(ivar, v); });
 }
-template <class G> __device__ inline uint64_t signal_wait_until_work_group(uint64_t* sig_addr, int cmp, uint64_t v, const G& g) {
+template <class G>
+__device__ inline uint64_t signal_wait_until_work_group(uint64_t* sig_addr, int cmp, uint64_t v, const G& g) {
     return leader_then_share(g, [&] { return signal_wait_until(sig_addr, cmp, v); });
 }
 template <class T, class V, class G>
@@ -733,13 +759,14 @@ __device__ inline void wait_until_all_work_group(T* ivars, size_t nelems, const 
     make_set(ivars, nelems, status, cmp, v).wait_all(rank_in(g), nelems, threads_of(g));
     sync_group(g);
 }
-template <class T, class V, class G>
-__device__ inline size_t wait_until_any_work_group(T* ivars, size_t nelems, const int* status, int cmp, V v, const G& g) {
+template <class T, class V, class G> __device__ inline size_t wait_until_any_work_group(T* ivars, size_t nelems,
+                                                                                        const int* status, int cmp, V v,
+                                                                                        const G& g) {
     return leader_then_share(g, [&] { return wait_until_any<T>(ivars, nelems, status, cmp, v); });
 }
 template <class T, class V, class G>
-__device__ inline size_t wait_until_some_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, V v,
-                                                    const G& g) {
+__device__ inline size_t wait_until_some_work_group(T* ivars, size_t nelems, size_t* indices, const int* status,
+                                                    int cmp, V v, const G& g) {
     return leader_then_share(g, [&] { return wait_until_some<T>(ivars, nelems, indices, status, cmp, v); });
 }
 template <class T, class V, class G>
@@ -750,9 +777,9 @@ template <class T, class V, class G>
 __device__ inline size_t test_any_work_group(T* ivars, size_t nelems, const int* status, int cmp, V v, const G& g) {
     return leader_then_share(g, [&] { return test_any<T>(ivars, nelems, status, cmp, v); });
 }
-template <class T, class V, class G>
-__device__ inline size_t test_some_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, V v,
-                                              const G& g) {
+template <class T, class V, class G> __device__ inline size_t test_some_work_group(T* ivars, size_t nelems,
+                                                                                   size_t* indices, const int* status,
+                                                                                   int cmp, V v, const G& g) {
     return leader_then_share(g, [&] { return test_some<T>(ivars, nelems, indices, status, cmp, v); });
 }
 
@@ -792,8 +819,8 @@ __device__ inline bool check_team(const char* fn, int team) {
 }
 
 __device__ inline ishmemi::cuda::gpu_sync_slot* sync_slot(int pe, int slot) {
-    return reinterpret_cast<ishmemi::cuda::gpu_sync_slot*>(dstate.sync_base +
-                                                           static_cast<long long>(pe - dstate.my_pe) * dstate.peer_stride) +
+    return reinterpret_cast<ishmemi::cuda::gpu_sync_slot*>(
+               dstate.sync_base + static_cast<long long>(pe - dstate.my_pe) * dstate.peer_stride) +
            slot;
 }
 
@@ -814,8 +841,7 @@ __device__ inline void team_barrier(const ishmemi::cuda::device_team& t, int slo
         sys_ref(&sync_slot(to, slot)->arrived[r].value)
             .store(epoch, r == 0 ? ::cuda::std::memory_order_relaxed : ::cuda::std::memory_order_release);
         auto in = sys_ref(&mine->arrived[r].value);
-        while (in.load(::cuda::std::memory_order_acquire) < epoch) {
-        }
+        while (in.load(::cuda::std::memory_order_acquire) < epoch) {}
     }
 }
 
@@ -827,8 +853,12 @@ __device__ inline int team_sync(int team) {
     team_barrier(*find_team(team), team);  // checked by the entry point
     return 0;
 }
-template <class G> __device__ inline void barrier_all_work_group(const G& g) { group_then_leader(g, [] { barrier_all(); }); }
-template <class G> __device__ inline void sync_all_work_group(const G& g) { group_then_leader(g, [] { sync_all(); }); }
+template <class G> __device__ inline void barrier_all_work_group(const G& g) {
+    group_then_leader(g, [] { barrier_all(); });
+}
+template <class G> __device__ inline void sync_all_work_group(const G& g) {
+    group_then_leader(g, [] { sync_all(); });
+}
 template <class G> __device__ inline void team_sync_work_group(int team, const G& g) {
     group_then_leader(g, [&] { team_sync(team); });
 }

@@ -27,18 +27,18 @@ struct error_mailbox {
 };
 
 enum device_error : int {
-    err_init = 1,       // called before ishmem_init
-    err_pe,             // a: pe, b: n_pes
-    err_symmetric,      // a: address, b: bytes, param
-    err_nonnull,        // a: count, param
-    err_sig_op,         // a: sig_op
-    err_cmp,            // a: cmp
-    err_positive,       // a: value, param
-    err_power_of_two,   // a: value, param
-    err_aligned,        // a: address, b: alignment, param
-    err_concurrent,     // a: team (two callers of one PE inside a data collective on it at once)
-    err_team_size,      // a: team, b: its size, c: the largest size device collectives support
-    err_unreported,     // an entry point's checks failed as a whole but none reported why (a library bug)
+    err_init = 1,      // called before ishmem_init
+    err_pe,            // a: pe, b: n_pes
+    err_symmetric,     // a: address, b: bytes, param
+    err_nonnull,       // a: count, param
+    err_sig_op,        // a: sig_op
+    err_cmp,           // a: cmp
+    err_positive,      // a: value, param
+    err_power_of_two,  // a: value, param
+    err_aligned,       // a: address, b: alignment, param
+    err_concurrent,    // a: team (two callers of one PE inside a data collective on it at once)
+    err_team_size,     // a: team, b: its size, c: the largest size device collectives support
+    err_unreported,    // an entry point's checks failed as a whole but none reported why (a library bug)
 };
 
 // ishmemx_print from device code: messages go to the host through a ring in mapped pinned host
@@ -52,10 +52,10 @@ inline constexpr unsigned print_slots = 64;
 struct print_slot {
     unsigned long long seq;  // ticket + 1 of the message the slot holds, once it is complete
     long line;
-    int type;                // an ishmemx_print_msg_type_t
+    int type;  // an ishmemx_print_msg_type_t
     unsigned int block, thread;
-    char file[128];          // "" when not given; else its last 127 bytes (a long path's end says most)
-    char func[64];           // "" when not given
+    char file[128];  // "" when not given; else its last 127 bytes (a long path's end says most)
+    char func[64];   // "" when not given
     char text[256];
 };
 struct print_ring {
@@ -170,9 +170,7 @@ struct relay_plan {
     size_t piece;  // bytes of each piece: a 16-byte multiple (the last pieces shorter, or empty)
     int count;     // pieces: a multiple of n - 1, at most gpu_sync_slot::max_pieces
 };
-ISHMEM_HD inline bool relays(int n, size_t least) {
-    return least != 0 && n >= 3 && n - 1 <= gpu_sync_slot::max_pieces;
-}
+ISHMEM_HD inline bool relays(int n, size_t least) { return least != 0 && n >= 3 && n - 1 <= gpu_sync_slot::max_pieces; }
 ISHMEM_HD inline relay_plan plan_relay(size_t bytes, int n, size_t least) {
     const size_t carriers = static_cast<size_t>(n - 1);
     const size_t most_each = static_cast<size_t>(gpu_sync_slot::max_pieces) / carriers;
@@ -184,31 +182,31 @@ ISHMEM_HD inline relay_plan plan_relay(size_t bytes, int n, size_t least) {
 
 struct device_state {
     int initialized;
-    int device;                // this PE's GPU: the setter makes it current before copying
+    int device;  // this PE's GPU: the setter makes it current before copying
     int my_pe;
     int n_pes;
-    char* heap_base;           // my heap, in my address space
-    size_t heap_size;          // user heap bytes
-    long long peer_stride;     // PE pe's heap is at heap_base + (pe - my_pe) * peer_stride
-    error_mailbox* mailbox;    // host-mapped: the host watcher reads it
-    unsigned long long* any_starts;  // 64 start indices of the _any scans (GPU memory)
-    print_ring* prints;              // host-mapped; null before init and after finalize
+    char* heap_base;                    // my heap, in my address space
+    size_t heap_size;                   // user heap bytes
+    long long peer_stride;              // PE pe's heap is at heap_base + (pe - my_pe) * peer_stride
+    error_mailbox* mailbox;             // host-mapped: the host watcher reads it
+    unsigned long long* any_starts;     // 64 start indices of the _any scans (GPU memory)
+    print_ring* prints;                 // host-mapped; null before init and after finalize
     unsigned long long* print_tickets;  // the next print ticket (GPU memory)
-    int finalized;                   // set by ishmem_finalize: a later call says "after ishmem_finalize"
-    char* sync_base;                 // my GPU sync region (gpu_sync_slot per team slot); a peer's at + (pe - my_pe) * peer_stride
-    const device_team* teams;        // teams_max entries (GPU memory)
+    int finalized;                      // set by ishmem_finalize: a later call says "after ishmem_finalize"
+    char* sync_base;  // my GPU sync region (gpu_sync_slot per team slot); a peer's at + (pe - my_pe) * peer_stride
+    const device_team* teams;  // teams_max entries (GPU memory)
     int teams_max;
-    unsigned stage_limit;            // ISHMEM_GPU_STAGE_BYTES: data collectives in which one PE
-                                     // receives at most this much go through the ring
-    char* medium_base;               // my medium stages (gpu_medium_slot per slot below medium_slots);
-                                     // a peer's at + (pe - my_pe) * peer_stride
-    unsigned medium_limit;           // ISHMEM_GPU_MEDIUM_BYTES: larger broadcasts in which one PE
-                                     // receives at most this much go through the stage (0: none)
-    unsigned medium_gather_limit;    // ISHMEM_GPU_MEDIUM_GATHER_BYTES: the same for fcollect and alltoall
-    unsigned medium_reduce_limit;    // ISHMEM_GPU_MEDIUM_REDUCE_BYTES: and for the reductions and scans
-    unsigned medium_part;            // ISHMEM_GPU_MEDIUM_PART_BYTES: the least bytes of a part
-    unsigned broadcast_piece;        // ISHMEM_GPU_BROADCAST_PIECE_BYTES: the least bytes of a piece of a
-                                     // relayed broadcast (0: the root stores into every member)
+    unsigned stage_limit;          // ISHMEM_GPU_STAGE_BYTES: data collectives in which one PE
+                                   // receives at most this much go through the ring
+    char* medium_base;             // my medium stages (gpu_medium_slot per slot below medium_slots);
+                                   // a peer's at + (pe - my_pe) * peer_stride
+    unsigned medium_limit;         // ISHMEM_GPU_MEDIUM_BYTES: larger broadcasts in which one PE
+                                   // receives at most this much go through the stage (0: none)
+    unsigned medium_gather_limit;  // ISHMEM_GPU_MEDIUM_GATHER_BYTES: the same for fcollect and alltoall
+    unsigned medium_reduce_limit;  // ISHMEM_GPU_MEDIUM_REDUCE_BYTES: and for the reductions and scans
+    unsigned medium_part;          // ISHMEM_GPU_MEDIUM_PART_BYTES: the least bytes of a part
+    unsigned broadcast_piece;      // ISHMEM_GPU_BROADCAST_PIECE_BYTES: the least bytes of a piece of a
+                                   // relayed broadcast (0: the root stores into every member)
 };
 
 using device_state_setter = void (*)(const device_state*);

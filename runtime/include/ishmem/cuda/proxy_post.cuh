@@ -19,9 +19,15 @@ struct proxy_device_mem {
     __device__ static ::cuda::atomic_ref<uint64_t, ::cuda::thread_scope_system> ref(const uint64_t* p) {
         return ::cuda::atomic_ref<uint64_t, ::cuda::thread_scope_system>(*const_cast<uint64_t*>(p));
     }
-    __device__ static uint64_t load_acquire(const uint64_t* p) { return ref(p).load(::cuda::std::memory_order_acquire); }
-    __device__ static void store_release(uint64_t* p, uint64_t v) { ref(p).store(v, ::cuda::std::memory_order_release); }
-    __device__ static uint64_t fetch_add(uint64_t* p, uint64_t v) { return ref(p).fetch_add(v, ::cuda::std::memory_order_relaxed); }
+    __device__ static uint64_t load_acquire(const uint64_t* p) {
+        return ref(p).load(::cuda::std::memory_order_acquire);
+    }
+    __device__ static void store_release(uint64_t* p, uint64_t v) {
+        ref(p).store(v, ::cuda::std::memory_order_release);
+    }
+    __device__ static uint64_t fetch_add(uint64_t* p, uint64_t v) {
+        return ref(p).fetch_add(v, ::cuda::std::memory_order_relaxed);
+    }
 };
 
 // Backs off up to a few microseconds between polls: the proxy answers across PCIe in about that.

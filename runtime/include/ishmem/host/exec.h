@@ -42,10 +42,10 @@ class event;
 class queue;
 
 namespace detail {
-struct event_state;  // completion flag + exception, shared by events and the queue (exec.cpp)
-struct group_state;  // barrier + scratch slot of one running work-group (exec.cpp)
-struct access;       // the runtime's factory for items and groups (exec.cpp)
-struct stream_order; // operations that a CUDA stream runs itself (below)
+struct event_state;   // completion flag + exception, shared by events and the queue (exec.cpp)
+struct group_state;   // barrier + scratch slot of one running work-group (exec.cpp)
+struct access;        // the runtime's factory for items and groups (exec.cpp)
+struct stream_order;  // operations that a CUDA stream runs itself (below)
 
 // A queued unit of work, type-erased so that the queue itself is not a template.
 struct ISHMEM_API task {
@@ -121,7 +121,7 @@ template <int D> class range {
     std::size_t operator[](int) const { return n_; }
     friend bool operator==(const range&, const range&) = default;
 };
-range(std::size_t) -> range<1>;
+range(std::size_t)->range<1>;
 
 template <int D> class nd_range {
     static_assert(D == 1, "the host backend supports one dimension");
@@ -137,7 +137,7 @@ template <int D> class nd_range {
     range<1> get_local_range() const { return local_; }
     range<1> get_group_range() const { return global_.size() / local_.size(); }
 };
-nd_range(range<1>, range<1>) -> nd_range<1>;
+nd_range(range<1>, range<1>)->nd_range<1>;
 
 // ---------------------------------------------------------------------------------------------
 // What a kernel sees
@@ -275,23 +275,18 @@ class ISHMEM_API queue {
         std::size_t global = r.get_global_range().size(), local = r.get_local_range().size();
         detail::check_work_group_size(local);
         return single_task(deps, [kernel = F(std::forward<K>(k)), global, local] {
-            detail::run_nd_range(global, local, {&kernel, [](const void* p, const nd_item<1>& it) {
-                                                     (*static_cast<const F*>(p))(it);
-                                                 }});
+            detail::run_nd_range(
+                global, local, {&kernel, [](const void* p, const nd_item<1>& it) { (*static_cast<const F*>(p))(it); }});
         });
     }
 
     // kernel(item<1>) or kernel(size_t): work-items may run in any order, not necessarily concurrently.
-    template <class K> event parallel_for(range<1> r, K&& k) const {
-        return parallel_for(r, {}, std::forward<K>(k));
-    }
+    template <class K> event parallel_for(range<1> r, K&& k) const { return parallel_for(r, {}, std::forward<K>(k)); }
     template <class K> event parallel_for(range<1> r, const std::vector<event>& deps, K&& k) const {
         using F = std::decay_t<K>;
         static_assert(std::is_invocable_v<const F&, item<1>>, "kernel must be callable as k(item<1>)");
         return single_task(deps, [kernel = F(std::forward<K>(k)), n = r.size()] {
-            detail::run_range(n, {&kernel, [](const void* p, const item<1>& it) {
-                                      (*static_cast<const F*>(p))(it);
-                                  }});
+            detail::run_range(n, {&kernel, [](const void* p, const item<1>& it) { (*static_cast<const F*>(p))(it); }});
         });
     }
 

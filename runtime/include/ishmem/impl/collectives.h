@@ -70,7 +70,8 @@ template <class W> std::pair<size_t, size_t> share(const W& w, size_t n, size_t 
 
 template <class W> void copy(const W& w, void* dest, const void* source, size_t bytes) {
     const auto [b, e] = share(w, bytes, 256);
-    if (e > b && dest != source) std::memmove(static_cast<char*>(dest) + b, static_cast<const char*>(source) + b, e - b);
+    if (e > b && dest != source)
+        std::memmove(static_cast<char*>(dest) + b, static_cast<const char*>(source) + b, e - b);
 }
 
 // A team barrier taken by one thread of the group; the group barriers around it hand the ordering on.
@@ -92,9 +93,8 @@ inline std::pair<size_t, size_t> chunk_of(const team_t& t, size_t nelems) {
 // barriers: before them every source is ready and every dest free, after them every dest written.
 // Only member k touches chunk k, so dest may be source if f reads a block's sources before it
 // writes that block's dests. Each PE reads and writes the array about once.
-template <class W, class F>
-void by_chunks(const W& w, const team_t& t, ishmem_team_t team, const char* routine, size_t nelems, size_t block,
-               F&& f) {
+template <class W, class F> void by_chunks(const W& w, const team_t& t, ishmem_team_t team, const char* routine,
+                                           size_t nelems, size_t block, F&& f) {
     barrier(w, t, team, routine);
     const auto [cb, ce] = chunk_of(t, nelems);
     const auto [b, e] = share(w, ce - cb, 64);
@@ -122,8 +122,7 @@ inline void wait_reads_done(team_t& t, ishmem_team_t team, int readers, const ch
 class exchange {
   public:
     // Every thread of a group constructs it; only the leader counts the call and uses the flags.
-    template <class W>
-    exchange(const W& w, ishmem_team_t team, const char* routine)
+    template <class W> exchange(const W& w, ishmem_team_t team, const char* routine)
         : t_(teams[team]), team_(team), call_(w.rank() == 0 ? ++teams[team].calls : 0), routine_(routine) {}
     const team_t& team() const { return t_; }
     // My buffers may be read in this call (release: my earlier stores come with it).
@@ -190,8 +189,10 @@ class eager {
         }
         eager_box* box = eager_inbox(pe, team_, op_, t_.my_index);
         box->bytes = bytes;
-        if (bytes <= eager_box::head_bytes) move_short(box->head, data, bytes);
-        else if (bytes <= eager_bytes) std::memcpy(box->data, data, bytes);
+        if (bytes <= eager_box::head_bytes)
+            move_short(box->head, data, bytes);
+        else if (bytes <= eager_bytes)
+            std::memcpy(box->data, data, bytes);
         __atomic_store_n(&box->seq, op_, __ATOMIC_RELEASE);
         if (stream && t_.eager_done_seen[to] + eager_depth > op_)  // the next inbox is free
             fetch_lines(eager_inbox(pe, team_, op_ + 1, t_.my_index), bytes, true);
@@ -255,9 +256,9 @@ template <class W, class F> void leader(const W& w, F&& f) {
 // otherwise one test of watch_calls. Every thread of a group constructs it; the leader agrees.
 class watched_call {
   public:
-    template <class W>
-    watched_call(const W& w, ishmem_team_t team, const char* routine, int root, uint64_t nelems, unsigned elem_size,
-                 const char* type, bool nelems_may_differ = false, const char* args = nullptr) {
+    template <class W> watched_call(const W& w, ishmem_team_t team, const char* routine, int root, uint64_t nelems,
+                                    unsigned elem_size, const char* type, bool nelems_may_differ = false,
+                                    const char* args = nullptr) {
         if (__builtin_expect(watch_calls, 0))
             begin(w, team, routine, root, nelems, elem_size, type, nelems_may_differ, args);
     }
@@ -268,9 +269,8 @@ class watched_call {
     watched_call& operator=(const watched_call&) = delete;
 
   private:
-    template <class W>
-    void begin(const W& w, ishmem_team_t team, const char* routine, int root, uint64_t nelems, unsigned elem_size,
-               const char* type, bool nelems_may_differ, const char* args) {
+    template <class W> void begin(const W& w, ishmem_team_t team, const char* routine, int root, uint64_t nelems,
+                                  unsigned elem_size, const char* type, bool nelems_may_differ, const char* args) {
         ci_ = call_info{};
         ci_.routine = routine;
         ci_.team = team;
@@ -323,13 +323,20 @@ template <class W, class Read> void read_all_members(const W& w, exchange& ex, R
 
 // Host and device: the device collectives (cuda/collectives.cuh) combine with it too.
 template <int Op, class T> ISHMEM_HD inline T combine(T a, T b) {
-    if constexpr (Op == op_and) return static_cast<T>(a & b);
-    else if constexpr (Op == op_or) return static_cast<T>(a | b);
-    else if constexpr (Op == op_xor) return static_cast<T>(a ^ b);
-    else if constexpr (Op == op_max) return a < b ? b : a;
-    else if constexpr (Op == op_min) return b < a ? b : a;
-    else if constexpr (Op == op_sum) return static_cast<T>(a + b);
-    else return static_cast<T>(a * b);
+    if constexpr (Op == op_and)
+        return static_cast<T>(a & b);
+    else if constexpr (Op == op_or)
+        return static_cast<T>(a | b);
+    else if constexpr (Op == op_xor)
+        return static_cast<T>(a ^ b);
+    else if constexpr (Op == op_max)
+        return a < b ? b : a;
+    else if constexpr (Op == op_min)
+        return b < a ? b : a;
+    else if constexpr (Op == op_sum)
+        return static_cast<T>(a + b);
+    else
+        return static_cast<T>(a * b);
 }
 
 // out[i - b] = source_0[i] op source_1[i] op ... over the team members first..last-1 (PE order),
@@ -351,9 +358,9 @@ void reduce_range(const team_t& t, const T* source, int first, int last, size_t 
 template <class T, class W> int alltoall(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
     watched_call wc(w, team, "ishmem_alltoall", -1, nelems, sizeof(T), type_name<T>());
     if (heap_on_gpu())
-        return by_leader(w, [&] { gpu::collective(gpu::coll_alltoall, team, dest, source, nelems * sizeof(T), -1, nullptr); });
-    if (teams[team].spans_nodes)
-        return by_leader(w, [&] { alltoall_over_nodes(team, dest, source, nelems); });
+        return by_leader(
+            w, [&] { gpu::collective(gpu::coll_alltoall, team, dest, source, nelems * sizeof(T), -1, nullptr); });
+    if (teams[team].spans_nodes) return by_leader(w, [&] { alltoall_over_nodes(team, dest, source, nelems); });
     if (eager::usable(team, nelems * sizeof(T))) {
         leader(w, [&] {
             eager ea(team, "ishmem_alltoall");
@@ -380,9 +387,9 @@ template <class T, class W>
 int broadcast(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems, int root) {
     watched_call wc(w, team, "ishmem_broadcast", root, nelems, sizeof(T), type_name<T>());
     if (heap_on_gpu())
-        return by_leader(w, [&] { gpu::collective(gpu::coll_broadcast, team, dest, source, nelems * sizeof(T), root, nullptr); });
-    if (teams[team].spans_nodes)
-        return by_leader(w, [&] { broadcast_over_nodes(team, dest, source, nelems, root); });
+        return by_leader(
+            w, [&] { gpu::collective(gpu::coll_broadcast, team, dest, source, nelems * sizeof(T), root, nullptr); });
+    if (teams[team].spans_nodes) return by_leader(w, [&] { broadcast_over_nodes(team, dest, source, nelems, root); });
     if (eager::usable(team, nelems * sizeof(T)) && teams[team].size >= chain_min) {
         // A chain from the root: each member takes the message from the one before it and passes
         // it on, so that no member sends more than one message and calls in a row overlap.
@@ -430,9 +437,9 @@ int broadcast(const W& w, ishmem_team_t team, T* dest, const T* source, size_t n
 template <class T, class W> int fcollect(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
     watched_call wc(w, team, "ishmem_fcollect", -1, nelems, sizeof(T), type_name<T>());
     if (heap_on_gpu())
-        return by_leader(w, [&] { gpu::collective(gpu::coll_fcollect, team, dest, source, nelems * sizeof(T), -1, nullptr); });
-    if (teams[team].spans_nodes)
-        return by_leader(w, [&] { fcollect_over_nodes(team, dest, source, nelems); });
+        return by_leader(
+            w, [&] { gpu::collective(gpu::coll_fcollect, team, dest, source, nelems * sizeof(T), -1, nullptr); });
+    if (teams[team].spans_nodes) return by_leader(w, [&] { fcollect_over_nodes(team, dest, source, nelems); });
     if (eager::usable(team, nelems * sizeof(T))) {
         leader(w, [&] {
             eager ea(team, "ishmem_fcollect");
@@ -447,7 +454,8 @@ template <class T, class W> int fcollect(const W& w, ishmem_team_t team, T* dest
     }
     exchange ex(w, team, "ishmem_fcollect");
     const team_t& t = ex.team();
-    read_all_members(w, ex, [&](int j) { copy(w, dest + j * nelems, translate(source, t.world_pe(j)), nelems * sizeof(T)); });
+    read_all_members(w, ex,
+                     [&](int j) { copy(w, dest + j * nelems, translate(source, t.world_pe(j)), nelems * sizeof(T)); });
     return 0;
 }
 
@@ -473,8 +481,9 @@ void collect_eager(const W& w, ishmem_team_t team, T* dest, const T* source, siz
     for (int j = 0; j < t.size; ++j) {
         const eager_box* box = j == t.my_index ? nullptr : eager_inbox(state.my_pe, team, op, j);
         const size_t bytes = box ? box->bytes : mine;
-        const void* from = !box ? static_cast<const void*>(source)
-                                : bytes <= eager_bytes ? static_cast<const void*>(box->payload(bytes)) : translate(source, t.world_pe(j));
+        const void* from = !box                   ? static_cast<const void*>(source)
+                           : bytes <= eager_bytes ? static_cast<const void*>(box->payload(bytes))
+                                                  : translate(source, t.world_pe(j));
         copy(w, reinterpret_cast<char*>(dest) + offset, from, bytes);
         offset += bytes;
     }
@@ -482,7 +491,8 @@ void collect_eager(const W& w, ishmem_team_t team, T* dest, const T* source, siz
     w.sync();
     leader(w, [&] {
         for (int j = 0; j < t.size; ++j)
-            if (j != t.my_index && eager_inbox(state.my_pe, team, op, j)->bytes > eager_bytes) read_done(team, t.world_pe(j));
+            if (j != t.my_index && eager_inbox(state.my_pe, team, op, j)->bytes > eager_bytes)
+                read_done(team, t.world_pe(j));
         eager::finish(team, op);
         // My source is read in place: wait for every reader.
         if (mine > eager_bytes && t.size > 1) wait_reads_done(t, team, t.size - 1, "ishmem_collect");
@@ -496,9 +506,9 @@ template <class T, class W>
 int collect(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems, size_t* total = nullptr) {
     watched_call wc(w, team, "ishmem_collect", -1, nelems, sizeof(T), type_name<T>(), true);
     if (heap_on_gpu())
-        return by_leader(w, [&] { gpu::collective(gpu::coll_collect, team, dest, source, nelems * sizeof(T), -1, nullptr); });
-    if (teams[team].spans_nodes)
-        return by_leader(w, [&] { collect_over_nodes(team, dest, source, nelems); });
+        return by_leader(
+            w, [&] { gpu::collective(gpu::coll_collect, team, dest, source, nelems * sizeof(T), -1, nullptr); });
+    if (teams[team].spans_nodes) return by_leader(w, [&] { collect_over_nodes(team, dest, source, nelems); });
     if (eager::usable(team, 0)) {
         collect_eager(w, team, dest, source, nelems, total);
         return 0;
@@ -525,7 +535,8 @@ template <int Op, class T, class W>
 int reduce(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nreduce, const char* routine) {
     watched_call wc(w, team, routine, -1, nreduce, sizeof(T), type_name<T>());
     if (heap_on_gpu())
-        return by_leader(w, [&] { gpu::reduction(Op, 0, gpu::elem_kind_of<T>(), team, dest, source, nreduce, nullptr); });
+        return by_leader(w,
+                         [&] { gpu::reduction(Op, 0, gpu::elem_kind_of<T>(), team, dest, source, nreduce, nullptr); });
     if (teams[team].spans_nodes)
         return by_leader(w, [&] { reduce_over_nodes<Op>(team, dest, source, nreduce, routine); });
     const team_t& t = teams[team];
@@ -653,8 +664,10 @@ int scan(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems
                 T* dj = translate(dest, tm.world_pe(j)) + lo;
                 if (j == 0) {  // acc = s_0; dest_0 = s_0 (inclusive) or zeros
                     std::memcpy(acc, sj, bytes);
-                    if (inclusive) std::memmove(dj, sj, bytes);
-                    else std::memset(dj, 0, bytes);
+                    if (inclusive)
+                        std::memmove(dj, sj, bytes);
+                    else
+                        std::memset(dj, 0, bytes);
                 } else if (inclusive) {
                     for (size_t i = 0; i < m; ++i) dj[i] = acc[i] = combine<op_sum>(acc[i], sj[i]);
                 } else if (j + 1 == tm.size) {  // the last member's source is in no exclusive sum
@@ -747,7 +760,8 @@ void reduce_on_rails_of(const node_groups& g, T* dest, const T* source, size_t n
     if (hi > lo) {  // (alike on the whole rail: its members have the same slice)
         remote->reduction(Op, 0, elem_kind_of<T>(), g.rail, dest + lo, dest + lo, hi - lo);
         for (int j = 0; j < part.size; ++j)
-            if (j != part.my_index) std::memcpy(translate(dest, part.world_pe(j)) + lo, dest + lo, (hi - lo) * sizeof(T));
+            if (j != part.my_index)
+                std::memcpy(translate(dest, part.world_pe(j)) + lo, dest + lo, (hi - lo) * sizeof(T));
     }
     barrier(alone{}, part, g.part, routine);  // every slice in every dest
 }
@@ -882,7 +896,8 @@ inline size_t hand_on_from_leader(ishmem_team_t part, void* dest, size_t bytes, 
     }
     const eager_box* box = ea.receive_box(0);
     bytes = box->bytes;
-    std::memcpy(dest, bytes <= eager_bytes ? static_cast<const void*>(box->payload(bytes)) : translate(dest, leader_pe), bytes);
+    std::memcpy(dest, bytes <= eager_bytes ? static_cast<const void*>(box->payload(bytes)) : translate(dest, leader_pe),
+                bytes);
     if (bytes > eager_bytes) read_done(part, leader_pe);
     ea.finish();
     return bytes;
@@ -941,8 +956,12 @@ template <class T> void alltoall_over_nodes(ishmem_team_t team, T* dest, const T
     const size_t groups = g.count.size(), k = static_cast<size_t>(g.my_group), mine = static_cast<size_t>(g.count[k]);
     for (size_t j = 1; j < mine; ++j) ex.wait_ready(static_cast<int>(j));
     // Where block i of an array begins: i is the team index of member m of group l.
-    auto block = [&](size_t l, size_t m) { return (static_cast<size_t>(g.first[l]) + m * static_cast<size_t>(g.step[l])) * b; };
-    auto src = [&](size_t s) { return reinterpret_cast<const char*>(translate(source, part.world_pe(static_cast<int>(s)))); };
+    auto block = [&](size_t l, size_t m) {
+        return (static_cast<size_t>(g.first[l]) + m * static_cast<size_t>(g.step[l])) * b;
+    };
+    auto src = [&](size_t s) {
+        return reinterpret_cast<const char*>(translate(source, part.world_pe(static_cast<int>(s))));
+    };
     auto dst = [&](size_t d) { return reinterpret_cast<char*>(translate(dest, part.world_pe(static_cast<int>(d)))); };
     for (size_t s = 0; s < mine; ++s)
         for (size_t d = 0; d < mine; ++d) std::memcpy(dst(d) + block(k, s), src(s) + block(k, d), b);
@@ -969,7 +988,8 @@ template <class T> void alltoall_over_nodes(ishmem_team_t team, T* dest, const T
     for (size_t l = 0; l < groups; ++l) {
         const char* i = in.data() + at[l];
         for (size_t d = 0; l != k && d < mine; ++d)
-            for (size_t s = 0; s < static_cast<size_t>(g.count[l]); ++s, i += b) std::memcpy(dst(d) + block(l, s), i, b);
+            for (size_t s = 0; s < static_cast<size_t>(g.count[l]); ++s, i += b)
+                std::memcpy(dst(d) + block(l, s), i, b);
     }
     for (size_t j = 1; j < mine; ++j) ex.ack(static_cast<int>(j));
 }
@@ -1009,7 +1029,8 @@ void scan_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems
         from_far.resize(nelems);
         remote->receive_from_member(team, me - 1, from_far.data(), bytes);
     }
-    if (far_above && first) remote->send_to_member(team, me + 1, source, bytes);  // before dest: in place, dest is source
+    if (far_above && first)
+        remote->send_to_member(team, me + 1, source, bytes);  // before dest: in place, dest is source
     if (far_above && !first) to_far.resize(nelems);
     constexpr size_t per = eager_bytes / sizeof(T);
     T upto[per + 1];
@@ -1017,7 +1038,9 @@ void scan_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems
     do {
         const size_t m = std::min(per, nelems - lo), piece = m * sizeof(T);
         eager ea(g.part, routine);
-        const T* below = near_below ? static_cast<const T*>(ea.receive(at - 1, true)) : far_below ? from_far.data() + lo : nullptr;
+        const T* below = near_below  ? static_cast<const T*>(ea.receive(at - 1, true))
+                         : far_below ? from_far.data() + lo
+                                     : nullptr;
         const T* sum = source + lo;  // the sum up to and with me
         if (!first && (inclusive || !last)) {
             T* into = far_above ? to_far.data() + lo : upto;
@@ -1042,14 +1065,16 @@ inline int team_sync(ishmem_team_t team) {
     return 0;
 }
 template <class Group> void team_sync_work_group(ishmem_team_t team, const Group& group) {
-    coll::watched_call wc(coll::in_group<Group>{group}, team, "ishmemx_team_sync_work_group", -1, UINT64_MAX, 0, nullptr);
+    coll::watched_call wc(coll::in_group<Group>{group}, team, "ishmemx_team_sync_work_group", -1, UINT64_MAX, 0,
+                          nullptr);
     coll::barrier(coll::in_group<Group>{group}, teams[team], team, "ishmemx_team_sync_work_group");
 }
 
 template <class T> int alltoall(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
     return coll::alltoall(coll::alone{}, team, dest, source, nelems);
 }
-template <class T, class G> int alltoall_work_group(ishmem_team_t team, T* dest, const T* source, size_t nelems, const G& g) {
+template <class T, class G>
+int alltoall_work_group(ishmem_team_t team, T* dest, const T* source, size_t nelems, const G& g) {
     return coll::alltoall(coll::in_group<G>{g}, team, dest, source, nelems);
 }
 // The strided all-to-all, written with the RMA primitives so that it runs on every backend: after a
@@ -1081,24 +1106,26 @@ int broadcast_work_group(ishmem_team_t team, T* dest, const T* source, size_t ne
 template <class T> int collect(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
     return coll::collect(coll::alone{}, team, dest, source, nelems);
 }
-template <class T, class G> int collect_work_group(ishmem_team_t team, T* dest, const T* source, size_t nelems, const G& g) {
+template <class T, class G>
+int collect_work_group(ishmem_team_t team, T* dest, const T* source, size_t nelems, const G& g) {
     return coll::collect(coll::in_group<G>{g}, team, dest, source, nelems);
 }
 template <class T> int fcollect(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
     return coll::fcollect(coll::alone{}, team, dest, source, nelems);
 }
-template <class T, class G> int fcollect_work_group(ishmem_team_t team, T* dest, const T* source, size_t nelems, const G& g) {
+template <class T, class G>
+int fcollect_work_group(ishmem_team_t team, T* dest, const T* source, size_t nelems, const G& g) {
     return coll::fcollect(coll::in_group<G>{g}, team, dest, source, nelems);
 }
 
-#define ISHMEMI_REDUCTION(OP)                                                                                  \
-    template <class T> int OP##_reduce(ishmem_team_t team, T* dest, const T* source, size_t nreduce) {         \
+#define ISHMEMI_REDUCTION(OP)                                                                                    \
+    template <class T> int OP##_reduce(ishmem_team_t team, T* dest, const T* source, size_t nreduce) {           \
         return coll::reduce<coll::op_##OP>(coll::alone{}, team, dest, source, nreduce, "ishmem_" #OP "_reduce"); \
-    }                                                                                                          \
-    template <class T, class G>                                                                                \
-    int OP##_reduce_work_group(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const G& g) {     \
-        return coll::reduce<coll::op_##OP>(coll::in_group<G>{g}, team, dest, source, nreduce,                   \
-                                           "ishmemx_" #OP "_reduce_work_group");                               \
+    }                                                                                                            \
+    template <class T, class G>                                                                                  \
+    int OP##_reduce_work_group(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const G& g) {       \
+        return coll::reduce<coll::op_##OP>(coll::in_group<G>{g}, team, dest, source, nreduce,                    \
+                                           "ishmemx_" #OP "_reduce_work_group");                                 \
     }
 ISHMEMI_REDUCTION(and)
 ISHMEMI_REDUCTION(or)
@@ -1120,9 +1147,9 @@ template <class T> int sum_exscan(ishmem_team_t team, T* dest, const T* source, 
 // kernel is queued on the stream itself: the arguments were checked at submission, so ret is set
 // then. Otherwise (and under ISHMEM_CHECK=full or ISHMEM_HANG_TIMEOUT, whose checks run on the
 // host) the host form runs as a task of the queue.
-template <class Launch, class Host>
-ishmem::event collective_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, int* ret,
-                                  Launch&& launch, Host host) {
+template <class Launch, class Host> ishmem::event collective_on_queue(const ishmem::queue& q,
+                                                                      const std::vector<ishmem::event>& deps, int* ret,
+                                                                      Launch&& launch, Host host) {
     if (!watch_calls && on_stream_after(q, deps)) {
         launch(stream_of(q));
         *ret = 0;
@@ -1131,37 +1158,37 @@ ishmem::event collective_on_queue(const ishmem::queue& q, const std::vector<ishm
     return enqueue(q, deps, [=] { *ret = host(); });
 }
 
-#define ISHMEMI_BYTES_ON_QUEUE(NAME, KIND)                                                                        \
-    template <class T>                                                                                          \
-    ishmem::event NAME##_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, int* ret,     \
-                                  ishmem_team_t team, T* dest, const T* source, size_t nelems) {                \
-        return collective_on_queue(                                                                             \
-            q, deps, ret,                                                                                       \
-            [&](CUstream_st* s) { gpu::collective(gpu::KIND, team, dest, source, nelems * sizeof(T), -1, s); }, \
-            [=] { return NAME<T>(team, dest, source, nelems); });                                               \
+#define ISHMEMI_BYTES_ON_QUEUE(NAME, KIND)                                                                           \
+    template <class T> ishmem::event NAME##_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, \
+                                                     int* ret, ishmem_team_t team, T* dest, const T* source,         \
+                                                     size_t nelems) {                                                \
+        return collective_on_queue(                                                                                  \
+            q, deps, ret,                                                                                            \
+            [&](CUstream_st* s) { gpu::collective(gpu::KIND, team, dest, source, nelems * sizeof(T), -1, s); },      \
+            [=] { return NAME<T>(team, dest, source, nelems); });                                                    \
     }
 ISHMEMI_BYTES_ON_QUEUE(alltoall, coll_alltoall)
 ISHMEMI_BYTES_ON_QUEUE(collect, coll_collect)
 ISHMEMI_BYTES_ON_QUEUE(fcollect, coll_fcollect)
 #undef ISHMEMI_BYTES_ON_QUEUE
 
-template <class T>
-ishmem::event broadcast_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, int* ret,
-                                 ishmem_team_t team, T* dest, const T* source, size_t nelems, int root) {
+template <class T> ishmem::event broadcast_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps,
+                                                    int* ret, ishmem_team_t team, T* dest, const T* source,
+                                                    size_t nelems, int root) {
     return collective_on_queue(
         q, deps, ret,
         [&](CUstream_st* s) { gpu::collective(gpu::coll_broadcast, team, dest, source, nelems * sizeof(T), root, s); },
         [=] { return broadcast<T>(team, dest, source, nelems, root); });
 }
 
-#define ISHMEMI_COMBINE_ON_QUEUE(NAME, OP, SCAN)                                                                         \
-    template <class T>                                                                                                 \
-    ishmem::event NAME##_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, int* ret,            \
-                                  ishmem_team_t team, T* dest, const T* source, size_t nelems) {                       \
-        return collective_on_queue(                                                                                    \
-            q, deps, ret,                                                                                              \
+#define ISHMEMI_COMBINE_ON_QUEUE(NAME, OP, SCAN)                                                                      \
+    template <class T> ishmem::event NAME##_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps,  \
+                                                     int* ret, ishmem_team_t team, T* dest, const T* source,          \
+                                                     size_t nelems) {                                                 \
+        return collective_on_queue(                                                                                   \
+            q, deps, ret,                                                                                             \
             [&](CUstream_st* s) { gpu::reduction(OP, SCAN, gpu::elem_kind_of<T>(), team, dest, source, nelems, s); }, \
-            [=] { return NAME<T>(team, dest, source, nelems); });                                                      \
+            [=] { return NAME<T>(team, dest, source, nelems); });                                                     \
     }
 ISHMEMI_COMBINE_ON_QUEUE(and_reduce, coll::op_and, 0)
 ISHMEMI_COMBINE_ON_QUEUE(or_reduce, coll::op_or, 0)
@@ -1180,9 +1207,8 @@ ISHMEMI_COMBINE_ON_QUEUE(sum_exscan, coll::op_sum, 2)
 // as a task. Earlier work of the stream is complete when the barrier kernel runs, and host-issued
 // operations on the GPU heap complete before they return, so the device barrier's fence suffices
 // for barrier_all too.
-template <class Host>
-ishmem::event barrier_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, ishmem_team_t team,
-                               Host host) {
+template <class Host> ishmem::event barrier_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps,
+                                                     ishmem_team_t team, Host host) {
     if (!watch_calls && heap_on_gpu()) {
         if (on_stream_after(q, deps)) {
             gpu::barrier(team, stream_of(q));

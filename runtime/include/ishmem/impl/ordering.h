@@ -26,15 +26,13 @@ inline ishmem::event quiet_on_queue(const ishmem::queue& q, const std::vector<is
     return enqueue_mark(q, deps, [] { quiet(); });
 }
 
-template <typename Group>
-inline void fence_work_group(const Group& group) {
+template <typename Group> inline void fence_work_group(const Group& group) {
     group_sync(group);
     if (group_rank(group) == 0) fence();
     group_sync(group);
 }
 
-template <typename Group>
-inline void quiet_work_group(const Group& group) {
+template <typename Group> inline void quiet_work_group(const Group& group) {
     group_sync(group);
     if (group_rank(group) == 0) quiet();
     group_sync(group);

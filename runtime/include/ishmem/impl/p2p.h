@@ -23,25 +23,38 @@ namespace ishmemi {
 // (the CUDA backend's waits use it too).
 template <class T> ISHMEM_HD inline bool compare(int cmp, T value, T cmp_value) {
     switch (cmp) {
-        case ISHMEM_CMP_EQ: return value == cmp_value;
-        case ISHMEM_CMP_NE: return value != cmp_value;
-        case ISHMEM_CMP_GT: return value > cmp_value;
-        case ISHMEM_CMP_GE: return value >= cmp_value;
-        case ISHMEM_CMP_LT: return value < cmp_value;
-        case ISHMEM_CMP_LE: return value <= cmp_value;
-        default: return false;
+        case ISHMEM_CMP_EQ:
+            return value == cmp_value;
+        case ISHMEM_CMP_NE:
+            return value != cmp_value;
+        case ISHMEM_CMP_GT:
+            return value > cmp_value;
+        case ISHMEM_CMP_GE:
+            return value >= cmp_value;
+        case ISHMEM_CMP_LT:
+            return value < cmp_value;
+        case ISHMEM_CMP_LE:
+            return value <= cmp_value;
+        default:
+            return false;
     }
 }
 
 // Calls f with a function object for cmp, so that loops over many elements compare without a switch.
 template <class F> inline std::size_t with_operator(int cmp, F&& f) {
     switch (cmp) {
-        case ISHMEM_CMP_EQ: return f([](auto a, auto b) { return a == b; });
-        case ISHMEM_CMP_NE: return f([](auto a, auto b) { return a != b; });
-        case ISHMEM_CMP_GT: return f([](auto a, auto b) { return a > b; });
-        case ISHMEM_CMP_GE: return f([](auto a, auto b) { return a >= b; });
-        case ISHMEM_CMP_LT: return f([](auto a, auto b) { return a < b; });
-        default: return f([](auto a, auto b) { return a <= b; });
+        case ISHMEM_CMP_EQ:
+            return f([](auto a, auto b) { return a == b; });
+        case ISHMEM_CMP_NE:
+            return f([](auto a, auto b) { return a != b; });
+        case ISHMEM_CMP_GT:
+            return f([](auto a, auto b) { return a > b; });
+        case ISHMEM_CMP_GE:
+            return f([](auto a, auto b) { return a >= b; });
+        case ISHMEM_CMP_LT:
+            return f([](auto a, auto b) { return a < b; });
+        default:
+            return f([](auto a, auto b) { return a <= b; });
     }
 }
 
@@ -164,9 +177,8 @@ sync_set<T, value_per_element<T>> make_set(T* ivars, std::size_t nelems, const i
 
 // A point-to-point wait or test as the watch describes it (call_info); v is the comparison value,
 // or the per-element values (a pointer, not shown).
-template <class T, class V>
-inline call_info p2p_call(const char* routine, const void* addr, const char* addr_name, uint64_t nelems, int cmp,
-                          const V& v) {
+template <class T, class V> inline call_info p2p_call(const char* routine, const void* addr, const char* addr_name,
+                                                      uint64_t nelems, int cmp, const V& v) {
     call_info ci{};
     ci.routine = routine;
     ci.team = ci.root = -1;
@@ -188,9 +200,9 @@ inline call_info p2p_call(const char* routine, const void* addr, const char* add
 }
 
 // Runs wait (a blocking loop) as a watched call when watch_calls is set.
-template <class T, class V, class F>
-inline auto watched_wait(const char* routine, const void* addr, const char* addr_name, uint64_t nelems, int cmp,
-                         const V& v, F&& wait) {
+template <class T, class V, class F> inline auto watched_wait(const char* routine, const void* addr,
+                                                              const char* addr_name, uint64_t nelems, int cmp,
+                                                              const V& v, F&& wait) {
     if (__builtin_expect(!watch_calls, 1)) return wait();
     call_info ci = p2p_call<T>(routine, addr, addr_name, nelems, cmp, v);
     call_scope scope(ci);
@@ -199,9 +211,9 @@ inline auto watched_wait(const char* routine, const void* addr, const char* addr
 
 // A test that the user calls in a loop is a wait too: the watch times the run of false results, and
 // an unsatisfied test serves other nodes' requests (their puts and atomics may be what it waits for).
-template <class T, class V, class R>
-inline R watched_test(const char* routine, const void* addr, const char* addr_name, uint64_t nelems, int cmp,
-                      const V& v, R result, bool satisfied) {
+template <class T, class V, class R> inline R watched_test(const char* routine, const void* addr, const char* addr_name,
+                                                           uint64_t nelems, int cmp, const V& v, R result,
+                                                           bool satisfied) {
     if (__builtin_expect(remote != nullptr && !satisfied, 0)) remote->progress();
     if (__builtin_expect(watch_calls, 0)) {
         call_info ci = p2p_call<T>(routine, addr, addr_name, nelems, cmp, v);
@@ -288,7 +300,8 @@ template <class T, class Group> int test_work_group(T* ivar, int cmp, T v, const
 template <class T, class Group> void wait_work_group(T* ivar, T v, const Group& group) {
     leader_then_share(group, [&] { wait<T>(ivar, v); });
 }
-template <class Group> uint64_t signal_wait_until_work_group(uint64_t* sig_addr, int cmp, uint64_t v, const Group& group) {
+template <class Group>
+uint64_t signal_wait_until_work_group(uint64_t* sig_addr, int cmp, uint64_t v, const Group& group) {
     return leader_then_share(group, [&] { return signal_wait_until(sig_addr, cmp, v); });
 }
 
@@ -303,9 +316,9 @@ template <class T, class V, class Group>
 size_t wait_until_any_work_group(T* ivars, size_t nelems, const int* status, int cmp, V v, const Group& group) {
     return leader_then_share(group, [&] { return wait_until_any<T>(ivars, nelems, status, cmp, v); });
 }
-template <class T, class V, class Group>
-size_t wait_until_some_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, V v,
-                                  const Group& group) {
+template <class T, class V, class Group> size_t wait_until_some_work_group(T* ivars, size_t nelems, size_t* indices,
+                                                                           const int* status, int cmp, V v,
+                                                                           const Group& group) {
     return leader_then_share(group, [&] { return wait_until_some<T>(ivars, nelems, indices, status, cmp, v); });
 }
 template <class T, class V, class Group>
@@ -316,9 +329,9 @@ template <class T, class V, class Group>
 size_t test_any_work_group(T* ivars, size_t nelems, const int* status, int cmp, V v, const Group& group) {
     return leader_then_share(group, [&] { return test_any<T>(ivars, nelems, status, cmp, v); });
 }
-template <class T, class V, class Group>
-size_t test_some_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, V v,
-                            const Group& group) {
+template <class T, class V, class Group> size_t test_some_work_group(T* ivars, size_t nelems, size_t* indices,
+                                                                     const int* status, int cmp, V v,
+                                                                     const Group& group) {
     return leader_then_share(group, [&] { return test_some<T>(ivars, nelems, indices, status, cmp, v); });
 }
 

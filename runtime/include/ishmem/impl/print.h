@@ -15,13 +15,9 @@ namespace ishmemi::impl {
 
 // file and func may be null (left out of the verbose prefix); out is not null (the entry points check).
 ISHMEM_API void print(const char* file, long line, const char* func, const char* out, int msg_type);
-inline void print(const char* out, int msg_type) {
-    print(nullptr, 0, nullptr, out, msg_type);
-}
+inline void print(const char* out, int msg_type) { print(nullptr, 0, nullptr, out, msg_type); }
 // Tools intercept ishmemx_pcontrol; the library only reports the level as a DEBUG message.
 ISHMEM_API void pcontrol(int level);
-inline void print(const char* out) {
-    print(out, print_type_debug);
-}
+inline void print(const char* out) { print(out, print_type_debug); }
 
 }  // namespace ishmemi::impl

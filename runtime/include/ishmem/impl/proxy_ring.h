@@ -33,29 +33,29 @@ enum op_kind : uint8_t {
     req_get,          // dest <- source on pe, bytes (waited: dest holds the data on return)
     req_put_strided,  // count elements of elem bytes; strides in bytes
     req_get_strided,
-    req_amo,          // fetching: the old value is the answer
-    req_amo_post,     // non-fetching, not waited: complete at quiet or fence
-    req_put_signal,   // put, then the signal at sig_addr (set, or add when flag_add)
-    req_flush,        // earlier puts to pe complete (waited)
-    req_fence,        // earlier requests ordered before later ones to each PE
-    req_quiet,        // everything earlier complete (waited)
-    req_nop,          // nothing: waited, it says that every earlier request reached the transport
+    req_amo,         // fetching: the old value is the answer
+    req_amo_post,    // non-fetching, not waited: complete at quiet or fence
+    req_put_signal,  // put, then the signal at sig_addr (set, or add when flag_add)
+    req_flush,       // earlier puts to pe complete (waited)
+    req_fence,       // earlier requests ordered before later ones to each PE
+    req_quiet,       // everything earlier complete (waited)
+    req_nop,         // nothing: waited, it says that every earlier request reached the transport
 };
 
 enum : uint8_t { flag_nbi = 1, flag_add = 2 };
 
 // One request; 64 bytes, so that a cell is two cache lines with its sequence word.
 struct request {
-    uint8_t op;      // op_kind
-    uint8_t rmw;     // rmw_op of an AMO (runtime.h)
-    uint8_t size;    // an AMO's word size (4 or 8)
-    uint8_t flags;   // flag_nbi, flag_add
+    uint8_t op;     // op_kind
+    uint8_t rmw;    // rmw_op of an AMO (runtime.h)
+    uint8_t size;   // an AMO's word size (4 or 8)
+    uint8_t flags;  // flag_nbi, flag_add
     int32_t pe;
-    uint64_t dest;    // a symmetric address as the poster sees it (or local memory for a get)
-    uint64_t source;  // local memory (or a symmetric address for a get)
-    uint64_t bytes;   // bytes; strided: the element size
-    uint64_t value;   // AMO operand, signal value; strided: the element count
-    uint64_t cond;    // compare-and-swap's comparand; strided: the dest stride
+    uint64_t dest;      // a symmetric address as the poster sees it (or local memory for a get)
+    uint64_t source;    // local memory (or a symmetric address for a get)
+    uint64_t bytes;     // bytes; strided: the element size
+    uint64_t value;     // AMO operand, signal value; strided: the element count
+    uint64_t cond;      // compare-and-swap's comparand; strided: the dest stride
     uint64_t sig_addr;  // put-with-signal's signal word; strided: the source stride
     uint64_t spare;
 };
@@ -69,7 +69,7 @@ struct alignas(64) cell {
 
 // The shared part of a ring; `slots` cells follow it in the same allocation (ring_bytes).
 struct alignas(64) ring_header {
-    uint64_t tail;  // tickets taken by producers
+    uint64_t tail;              // tickets taken by producers
     alignas(64) uint64_t head;  // the next ticket the proxy serves (its own, published for reports)
     alignas(64) uint64_t slots;
 };
@@ -90,10 +90,20 @@ inline ring_header* ring_init(void* memory, uint64_t slots) {
 // Whether the proxy waits to answer this kind of request (its producer waits for seq == t + 2).
 ISHMEM_HD inline bool waited(const request& q) {
     switch (q.op) {
-        case req_get: case req_get_strided: case req_amo: case req_flush: case req_quiet: case req_nop: return true;
-        case req_put: case req_put_signal: return (q.flags & flag_nbi) == 0;
-        case req_put_strided: return true;
-        default: return false;
+        case req_get:
+        case req_get_strided:
+        case req_amo:
+        case req_flush:
+        case req_quiet:
+        case req_nop:
+            return true;
+        case req_put:
+        case req_put_signal:
+            return (q.flags & flag_nbi) == 0;
+        case req_put_strided:
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -104,8 +114,7 @@ ISHMEM_HD inline bool waited(const request& q) {
 // use ishmem/cuda/proxy_post.cuh's, on a ring in mapped pinned host memory.
 
 // Posts q and returns its ticket. For a waited request, call wait_answer with that ticket.
-template <class Mem, class Waiter>
-ISHMEM_HD inline uint64_t post(ring_header* r, const request& q, Waiter&& waiter) {
+template <class Mem, class Waiter> ISHMEM_HD inline uint64_t post(ring_header* r, const request& q, Waiter&& waiter) {
     const uint64_t slots = r->slots;
     const uint64_t t = Mem::fetch_add(&r->tail, 1);
     cell& c = cells(r)[t % slots];
@@ -116,8 +125,7 @@ ISHMEM_HD inline uint64_t post(ring_header* r, const request& q, Waiter&& waiter
 }
 
 // Waits until the proxy has done the waited request of ticket t; returns its answer and frees the cell.
-template <class Mem, class Waiter>
-ISHMEM_HD inline uint64_t wait_answer(ring_header* r, uint64_t t, Waiter&& waiter) {
+template <class Mem, class Waiter> ISHMEM_HD inline uint64_t wait_answer(ring_header* r, uint64_t t, Waiter&& waiter) {
     const uint64_t slots = r->slots;
     cell& c = cells(r)[t % slots];
     while (Mem::load_acquire(&c.seq) != t + 2) waiter.pause();
@@ -129,15 +137,13 @@ ISHMEM_HD inline uint64_t wait_answer(ring_header* r, uint64_t t, Waiter&& waite
 // ---- consumer side (the proxy thread) -------------------------------------------------------------
 
 // The request of ticket h when it is posted, else null (the proxy polls).
-template <class Mem>
-inline const request* peek(ring_header* r, uint64_t h) {
+template <class Mem> inline const request* peek(ring_header* r, uint64_t h) {
     cell& c = cells(r)[h % r->slots];
     return Mem::load_acquire(&c.seq) == h + 1 ? &c.req : nullptr;
 }
 
 // Ends ticket h once performed: frees its cell, or hands the answer to its waiting producer.
-template <class Mem>
-inline void finish(ring_header* r, uint64_t h, uint64_t answer) {
+template <class Mem> inline void finish(ring_header* r, uint64_t h, uint64_t answer) {
     cell& c = cells(r)[h % r->slots];
     if (waited(c.req)) {
         c.answer = answer;

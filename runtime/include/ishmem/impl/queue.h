@@ -14,8 +14,7 @@ namespace ishmemi::impl {
 // Runs fn() on q after deps and after the work submitted to q before; the event completes when fn
 // has returned (local completion; remote completion still needs a quiet). fn should capture its
 // arguments by value: it runs later, on the queue's thread. What fn throws, event.wait() rethrows.
-template <class F>
-ishmem::event enqueue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, F&& fn) {
+template <class F> ishmem::event enqueue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, F&& fn) {
     return q.single_task(deps, std::forward<F>(fn));
 }
 
@@ -42,9 +41,9 @@ struct stream_signal {
     uint64_t value = 0;
     bool add = false;
 };
-template <class F>
-ishmem::event enqueue_copy(const ishmem::queue& q, const std::vector<ishmem::event>& deps, void* dst,
-                           const void* src, size_t bytes, const void* local, F&& fn, stream_signal sig = {}) {
+template <class F> ishmem::event enqueue_copy(const ishmem::queue& q, const std::vector<ishmem::event>& deps, void* dst,
+                                              const void* src, size_t bytes, const void* local, F&& fn,
+                                              stream_signal sig = {}) {
     if (on_stream_after(q, deps) && gpu::copy_async(stream_of(q), dst, src, bytes, local)) {
         if (sig.word) gpu::signal_async(stream_of(q), sig.word, sig.value, sig.add);
         return ishmem::detail::stream_order::mark(q);
@@ -53,8 +52,7 @@ ishmem::event enqueue_copy(const ishmem::queue& q, const std::vector<ishmem::eve
 }
 
 // A point in q's order after deps, with nothing to do there: on a CUDA stream, an event.
-template <class F>
-ishmem::event enqueue_mark(const ishmem::queue& q, const std::vector<ishmem::event>& deps, F&& fn) {
+template <class F> ishmem::event enqueue_mark(const ishmem::queue& q, const std::vector<ishmem::event>& deps, F&& fn) {
     if (on_stream_after(q, deps)) return ishmem::detail::stream_order::mark(q);
     return enqueue(q, deps, std::forward<F>(fn));
 }

@@ -16,9 +16,9 @@ namespace ishmemi {
 // Element types that the CPU loads and stores in one access: p/g use them atomically (relaxed), so
 // that a concurrent reader or writer never sees a torn value.
 template <typename T>
-inline constexpr bool single_access_v =
-    std::is_trivially_copyable_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) &&
-    alignof(T) >= sizeof(T);
+inline constexpr bool single_access_v = std::is_trivially_copyable_v<T> &&
+                                        (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) &&
+                                        alignof(T) >= sizeof(T);
 
 namespace impl {
 
@@ -43,64 +43,57 @@ inline void copy_strided(char* dst, ptrdiff_t dstride, const char* src, ptrdiff_
         memcpy(dst + static_cast<ptrdiff_t>(k) * dstride, src + static_cast<ptrdiff_t>(k) * sstride, elem);
 }
 
-template <typename T>
-inline void put(T* dest, const T* source, size_t nelems, int pe) {
+template <typename T> inline void put(T* dest, const T* source, size_t nelems, int pe) {
     if (!nelems) return;
     if (__builtin_expect(is_remote(pe), 0)) return remote->put(dest, source, nelems * sizeof(T), pe, false);
     copy_bytes(translate(dest, pe), source, nelems * sizeof(T));
 }
 
-template <typename T>
-inline void get(T* dest, const T* source, size_t nelems, int pe) {
+template <typename T> inline void get(T* dest, const T* source, size_t nelems, int pe) {
     if (!nelems) return;
     if (__builtin_expect(is_remote(pe), 0)) return remote->get(dest, source, nelems * sizeof(T), pe, false);
     copy_bytes(dest, translate(source, pe), nelems * sizeof(T));
 }
 
 // On shared memory an operation is complete when the copy returns: nbi is the blocking form there.
-template <typename T>
-inline void put_nbi(T* dest, const T* source, size_t nelems, int pe) {
+template <typename T> inline void put_nbi(T* dest, const T* source, size_t nelems, int pe) {
     if (nelems && __builtin_expect(is_remote(pe), 0)) return remote->put(dest, source, nelems * sizeof(T), pe, true);
     put(dest, source, nelems, pe);
 }
 
-template <typename T>
-inline void get_nbi(T* dest, const T* source, size_t nelems, int pe) {
+template <typename T> inline void get_nbi(T* dest, const T* source, size_t nelems, int pe) {
     if (nelems && __builtin_expect(is_remote(pe), 0)) return remote->get(dest, source, nelems * sizeof(T), pe, true);
     get(dest, source, nelems, pe);
 }
 
 // The _on_queue forms: copies that a CUDA stream queues itself (impl/queue.h). The nbi forms are the
 // same: a stream copy is complete when the stream passes it.
-template <typename T>
-inline ishmem::event put_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, T* dest,
-                                  const T* source, size_t nelems, int pe) {
+template <typename T> inline ishmem::event put_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps,
+                                                        T* dest, const T* source, size_t nelems, int pe) {
     return enqueue_copy(q, deps, translate(dest, pe), source, nelems * sizeof(T), source,
                         [=] { put(dest, source, nelems, pe); });
 }
 
-template <typename T>
-inline ishmem::event get_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, T* dest,
-                                  const T* source, size_t nelems, int pe) {
+template <typename T> inline ishmem::event get_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps,
+                                                        T* dest, const T* source, size_t nelems, int pe) {
     return enqueue_copy(q, deps, dest, translate(source, pe), nelems * sizeof(T), dest,
                         [=] { get(dest, source, nelems, pe); });
 }
 
-template <typename T>
-inline ishmem::event put_nbi_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, T* dest,
-                                      const T* source, size_t nelems, int pe) {
+template <typename T> inline ishmem::event put_nbi_on_queue(const ishmem::queue& q,
+                                                            const std::vector<ishmem::event>& deps, T* dest,
+                                                            const T* source, size_t nelems, int pe) {
     return put_on_queue(q, deps, dest, source, nelems, pe);
 }
 
-template <typename T>
-inline ishmem::event get_nbi_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, T* dest,
-                                      const T* source, size_t nelems, int pe) {
+template <typename T> inline ishmem::event get_nbi_on_queue(const ishmem::queue& q,
+                                                            const std::vector<ishmem::event>& deps, T* dest,
+                                                            const T* source, size_t nelems, int pe) {
     return get_on_queue(q, deps, dest, source, nelems, pe);
 }
 
 // Strides count elements: dest[i * dst] = source[i * sst].
-template <typename T>
-inline void iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+template <typename T> inline void iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     if (__builtin_expect(is_remote(pe), 0))
         return remote->put_strided(dest, dst * ptrdiff_t(sizeof(T)), source, sst * ptrdiff_t(sizeof(T)), sizeof(T),
                                    nelems, pe);
@@ -113,8 +106,7 @@ inline void iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t 
     for (size_t i = 0; i < nelems; ++i) d[static_cast<ptrdiff_t>(i) * dst] = source[static_cast<ptrdiff_t>(i) * sst];
 }
 
-template <typename T>
-inline void iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+template <typename T> inline void iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     if (__builtin_expect(is_remote(pe), 0))
         return remote->get_strided(dest, dst * ptrdiff_t(sizeof(T)), source, sst * ptrdiff_t(sizeof(T)), sizeof(T),
                                    nelems, pe);
@@ -147,8 +139,7 @@ inline void ibget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t
                  nblocks);
 }
 
-template <typename T>
-inline void p(T* dest, T value, int pe) {
+template <typename T> inline void p(T* dest, T value, int pe) {
     if (__builtin_expect(is_remote(pe), 0)) return remote->put(dest, &value, sizeof(T), pe, false);
     T* d = translate(dest, pe);
     if (heap_on_gpu())
@@ -159,8 +150,7 @@ inline void p(T* dest, T value, int pe) {
         memcpy(d, &value, sizeof(T));
 }
 
-template <typename T>
-inline T g(const T* source, int pe) {
+template <typename T> inline T g(const T* source, int pe) {
     T value;
     if (__builtin_expect(is_remote(pe), 0)) {
         remote->get(&value, source, sizeof(T), pe, false);
@@ -183,8 +173,7 @@ inline T g(const T* source, int pe) {
 // For a PE of another node the group's first thread moves all of [0, n) in one transport
 // operation: one MPI transfer of the whole, not one per thread, which would only queue the
 // threads on MPI's locks (64 threads sharing a 78 KiB put took 20 s over TCP that way).
-template <typename Group, typename Part>
-inline void share_work(const Group& group, size_t n, int pe, Part&& part) {
+template <typename Group, typename Part> inline void share_work(const Group& group, size_t n, int pe, Part&& part) {
     if (__builtin_expect(is_remote(pe), 0)) {
         if (group_rank(group) == 0) part(ptrdiff_t{0}, n);
     } else {
@@ -214,28 +203,30 @@ inline void get_nbi_work_group(T* dest, const T* source, size_t nelems, int pe, 
     get_work_group(dest, source, nelems, pe, group);
 }
 
-template <typename T, typename Group>
-inline void iput_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe,
-                            const Group& group) {
-    share_work(group, nelems, pe, [&](ptrdiff_t lo, size_t n) { iput(dest + lo * dst, source + lo * sst, dst, sst, n, pe); });
+template <typename T, typename Group> inline void iput_work_group(T* dest, const T* source, ptrdiff_t dst,
+                                                                  ptrdiff_t sst, size_t nelems, int pe,
+                                                                  const Group& group) {
+    share_work(group, nelems, pe,
+               [&](ptrdiff_t lo, size_t n) { iput(dest + lo * dst, source + lo * sst, dst, sst, n, pe); });
 }
 
-template <typename T, typename Group>
-inline void iget_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe,
-                            const Group& group) {
-    share_work(group, nelems, pe, [&](ptrdiff_t lo, size_t n) { iget(dest + lo * dst, source + lo * sst, dst, sst, n, pe); });
+template <typename T, typename Group> inline void iget_work_group(T* dest, const T* source, ptrdiff_t dst,
+                                                                  ptrdiff_t sst, size_t nelems, int pe,
+                                                                  const Group& group) {
+    share_work(group, nelems, pe,
+               [&](ptrdiff_t lo, size_t n) { iget(dest + lo * dst, source + lo * sst, dst, sst, n, pe); });
 }
 
-template <typename T, typename Group>
-inline void ibput_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
-                             int pe, const Group& group) {
+template <typename T, typename Group> inline void ibput_work_group(T* dest, const T* source, ptrdiff_t dst,
+                                                                   ptrdiff_t sst, size_t bsize, size_t nblocks, int pe,
+                                                                   const Group& group) {
     share_work(group, nblocks, pe,
                [&](ptrdiff_t lo, size_t n) { ibput(dest + lo * dst, source + lo * sst, dst, sst, bsize, n, pe); });
 }
 
-template <typename T, typename Group>
-inline void ibget_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
-                             int pe, const Group& group) {
+template <typename T, typename Group> inline void ibget_work_group(T* dest, const T* source, ptrdiff_t dst,
+                                                                   ptrdiff_t sst, size_t bsize, size_t nblocks, int pe,
+                                                                   const Group& group) {
     share_work(group, nblocks, pe,
                [&](ptrdiff_t lo, size_t n) { ibget(dest + lo * dst, source + lo * sst, dst, sst, bsize, n, pe); });
 }

@@ -102,7 +102,8 @@ ISHMEM_API void spell_as_program(char* text);
 }
 
 // The bounds, and under ISHMEM_CHECK=full that the range lies inside one live allocation.
-[[gnu::always_inline]] inline void check_symmetric(const char* routine, const char* param, const void* addr, size_t bytes) {
+[[gnu::always_inline]] inline void check_symmetric(const char* routine, const char* param, const void* addr,
+                                                   size_t bytes) {
     check_symmetric_bounds(routine, param, addr, bytes);
     if (__builtin_expect(state.check_full, 0)) check_allocation(routine, param, addr, bytes);
 }
@@ -125,7 +126,8 @@ ISHMEM_API void spell_as_program(char* text);
 
 // Atomics and waits need their element at its natural alignment: a misaligned one works on the CPU
 // but faults on a GPU. A mask test; null passes (an empty wait set may be null).
-[[gnu::always_inline]] inline void check_aligned(const char* routine, const char* param, const void* addr, size_t align) {
+[[gnu::always_inline]] inline void check_aligned(const char* routine, const char* param, const void* addr,
+                                                 size_t align) {
     if (__builtin_expect((reinterpret_cast<uintptr_t>(addr) & (align - 1)) != 0, 0))
         fail_aligned(routine, param, addr, align);
 }
@@ -172,12 +174,10 @@ inline size_t blocked_extent(size_t bsize, size_t nblocks, ptrdiff_t stride) {
 inline void* translate(const void* addr, int pe) {
     return state.peer_base[pe] + (static_cast<const char*>(addr) - state.heap_base);
 }
-template <typename T>
-inline T* translate(T* addr, int pe) {
+template <typename T> inline T* translate(T* addr, int pe) {
     return static_cast<T*>(translate(static_cast<const void*>(addr), pe));
 }
-template <typename T>
-inline const T* translate(const T* addr, int pe) {
+template <typename T> inline const T* translate(const T* addr, int pe) {
     return static_cast<const T*>(translate(static_cast<const void*>(addr), pe));
 }
 
@@ -194,29 +194,24 @@ template <> struct sized<16> { using type = uint16_t; };
 template <> struct sized<32> { using type = uint32_t; };
 template <> struct sized<64> { using type = uint64_t; };
 template <> struct sized<128> { using type = uint128_t; };
-template <int Bits>
-using sized_t = typename sized<Bits>::type;
+template <int Bits> using sized_t = typename sized<Bits>::type;
 
 // ---- internal region: one per PE, before its user heap, for sync words and scratch -------------
 
 // Layout (offsets from internal_base(pe)); the sizes are part of the heap format shared by all PEs.
-inline constexpr size_t internal_control_offset = 0;           // status word, world barrier flags
-inline constexpr size_t internal_sync_offset = 64 * 1024;      // sync slots for teams
+inline constexpr size_t internal_control_offset = 0;       // status word, world barrier flags
+inline constexpr size_t internal_sync_offset = 64 * 1024;  // sync slots for teams
 inline constexpr size_t internal_sync_size = 960 * 1024;
-inline constexpr size_t internal_scratch_offset = 1024 * 1024; // scratch for collectives
+inline constexpr size_t internal_scratch_offset = 1024 * 1024;    // scratch for collectives
 inline constexpr size_t internal_scratch_size = 7 * 1024 * 1024;  // mostly eager inboxes (teams.h)
 inline constexpr size_t internal_size = internal_scratch_offset + internal_scratch_size;
 
 // PE pe's internal region in my address space. It is host shared memory on every backend, so that
 // the host's barriers and flag exchanges poll it with CPU atomics.
-inline char* internal_base(int pe) {
-    return state.internal_peer[pe];
-}
+inline char* internal_base(int pe) { return state.internal_peer[pe]; }
 
 // True when the user heap is GPU memory: the host then reaches it through the gpu:: calls below.
-inline bool heap_on_gpu() {
-    return state.backend == backend_kind::cuda;
-}
+inline bool heap_on_gpu() { return state.backend == backend_kind::cuda; }
 
 // ---- the host's access to a heap in GPU memory (runtime/cuda/host_ops.cu; a library built
 // without CUDA never selects that backend, and its versions stop the job) ----------------------
@@ -233,7 +228,18 @@ namespace ishmemi {
 enum rmw_op : int { op_load, op_store, op_swap, op_cswap, op_add, op_and, op_or, op_xor };
 // The collectives and element types that such an agent runs for the caller.
 enum coll_kind : int { coll_alltoall, coll_broadcast, coll_collect, coll_fcollect };
-enum elem_kind : int { elem_i8, elem_i16, elem_i32, elem_i64, elem_u8, elem_u16, elem_u32, elem_u64, elem_f32, elem_f64 };
+enum elem_kind : int {
+    elem_i8,
+    elem_i16,
+    elem_i32,
+    elem_i64,
+    elem_u8,
+    elem_u16,
+    elem_u32,
+    elem_u64,
+    elem_f32,
+    elem_f64
+};
 template <class T> constexpr elem_kind elem_kind_of() {
     if constexpr (std::is_floating_point_v<T>) {
         static_assert(sizeof(T) == 4 || sizeof(T) == 8, "float or double");
@@ -249,13 +255,13 @@ static_assert(elem_kind_of<signed char>() == elem_i8 && elem_kind_of<unsigned sh
               elem_kind_of<double>() == elem_f64 && elem_kind_of<unsigned char>() == elem_u8);
 
 namespace gpu {
-using ishmemi::rmw_op, ishmemi::op_load, ishmemi::op_store, ishmemi::op_swap, ishmemi::op_cswap, ishmemi::op_add,
-    ishmemi::op_and, ishmemi::op_or, ishmemi::op_xor;
 using ishmemi::coll_kind, ishmemi::coll_alltoall, ishmemi::coll_broadcast, ishmemi::coll_collect,
     ishmemi::coll_fcollect;
 using ishmemi::elem_kind, ishmemi::elem_kind_of, ishmemi::elem_i8, ishmemi::elem_i16, ishmemi::elem_i32,
     ishmemi::elem_i64, ishmemi::elem_u8, ishmemi::elem_u16, ishmemi::elem_u32, ishmemi::elem_u64, ishmemi::elem_f32,
     ishmemi::elem_f64;
+using ishmemi::rmw_op, ishmemi::op_load, ishmemi::op_store, ishmemi::op_swap, ishmemi::op_cswap, ishmemi::op_add,
+    ishmemi::op_and, ishmemi::op_or, ishmemi::op_xor;
 // Copies bytes between any two of: host memory, my GPU heap, a peer's GPU heap (through my mapping
 // of it). Returns when the copy is complete.
 ISHMEM_API void copy(void* dst, const void* src, size_t bytes);

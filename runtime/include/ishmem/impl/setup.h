@@ -29,18 +29,12 @@ ISHMEM_API void* align(size_t alignment, size_t size);
 ISHMEM_API void* calloc(size_t count, size_t size);
 ISHMEM_API void free(void* ptr);
 // hints is checked by the entry point; no hint changes where a block goes on these backends.
-inline void* malloc_with_hints(size_t size, long /*hints*/) {
-    return malloc(size);
-}
+inline void* malloc_with_hints(size_t size, long /*hints*/) { return malloc(size); }
 ISHMEM_API void* realloc(void* ptr, size_t size);
 
-inline int my_pe() {
-    return state.my_pe;
-}
+inline int my_pe() { return state.my_pe; }
 
-inline int n_pes() {
-    return state.n_pes;
-}
+inline int n_pes() { return state.n_pes; }
 
 // PE pe's copy of the symmetric object at dest (in the heap or the executable's symmetric data and
 // bss), usable with loads and stores; nullptr when dest is not symmetric, pe is out of range or the

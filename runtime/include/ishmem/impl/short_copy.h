@@ -31,10 +31,14 @@ template <size_t K> inline void move_two(unsigned char* d, const unsigned char* 
 inline void move_short(void* dest, const void* source, size_t n) {
     auto* d = static_cast<unsigned char*>(dest);
     const auto* s = static_cast<const unsigned char*>(source);
-    if (n >= 32) detail::move_two<32>(d, s, n);
-    else if (n >= 16) detail::move_two<16>(d, s, n);
-    else if (n >= 8) detail::move_two<8>(d, s, n);
-    else if (n >= 4) detail::move_two<4>(d, s, n);
+    if (n >= 32)
+        detail::move_two<32>(d, s, n);
+    else if (n >= 16)
+        detail::move_two<16>(d, s, n);
+    else if (n >= 8)
+        detail::move_two<8>(d, s, n);
+    else if (n >= 4)
+        detail::move_two<4>(d, s, n);
     else if (n) {
         const unsigned char a = s[0], b = s[n / 2], c = s[n - 1];
         d[0] = a;
@@ -45,15 +49,19 @@ inline void move_short(void* dest, const void* source, size_t n) {
 
 // memmove of any size: short ones as above, longer ones by the C library.
 inline void move_bytes(void* dest, const void* source, size_t n) {
-    if (n <= short_copy_max) move_short(dest, source, n);
-    else std::memmove(dest, source, n);
+    if (n <= short_copy_max)
+        move_short(dest, source, n);
+    else
+        std::memmove(dest, source, n);
 }
 
 // n zero bytes at dest.
 inline void zero_bytes(void* dest, size_t n) {
     static constexpr unsigned char zeros[short_copy_max] = {};
-    if (n <= short_copy_max) move_short(dest, zeros, n);
-    else std::memset(dest, 0, n);
+    if (n <= short_copy_max)
+        move_short(dest, zeros, n);
+    else
+        std::memset(dest, 0, n);
 }
 
 }  // namespace ishmemi

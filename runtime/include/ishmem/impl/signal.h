@@ -44,9 +44,8 @@ inline uint64_t signal_fetch(uint64_t* sig_addr) {
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }
 
-template <typename T>
-inline void put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op,
-                       int pe) {
+template <typename T> inline void put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr,
+                                             uint64_t signal, int sig_op, int pe) {
     // To a PE of another node a small one is a single message: the target stores data, then signal.
     if (__builtin_expect(is_remote(pe), 0) && !heap_on_gpu() &&
         remote->put_signal(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op == ISHMEM_SIGNAL_ADD, pe))
@@ -55,41 +54,40 @@ inline void put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_ad
     signal_after_data(sig_addr, signal, sig_op, pe);
 }
 
-template <typename T>
-inline void put_signal_nbi(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op,
-                           int pe) {
+template <typename T> inline void put_signal_nbi(T* dest, const T* source, size_t nelems, uint64_t* sig_addr,
+                                                 uint64_t signal, int sig_op, int pe) {
     put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 // On a CUDA stream: the copy, then a one-thread kernel that updates the signal (impl/queue.h).
-template <typename T>
-inline ishmem::event put_signal_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, T* dest,
-                                         const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal,
-                                         int sig_op, int pe) {
+template <typename T> inline ishmem::event put_signal_on_queue(const ishmem::queue& q,
+                                                               const std::vector<ishmem::event>& deps, T* dest,
+                                                               const T* source, size_t nelems, uint64_t* sig_addr,
+                                                               uint64_t signal, int sig_op, int pe) {
     return enqueue_copy(q, deps, translate(dest, pe), source, nelems * sizeof(T), source,
                         [=] { put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); },
                         {translate(sig_addr, pe), signal, sig_op == ISHMEM_SIGNAL_ADD});
 }
 
-template <typename T>
-inline ishmem::event put_signal_nbi_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps,
-                                             T* dest, const T* source, size_t nelems, uint64_t* sig_addr,
-                                             uint64_t signal, int sig_op, int pe) {
+template <typename T> inline ishmem::event put_signal_nbi_on_queue(const ishmem::queue& q,
+                                                                   const std::vector<ishmem::event>& deps, T* dest,
+                                                                   const T* source, size_t nelems, uint64_t* sig_addr,
+                                                                   uint64_t signal, int sig_op, int pe) {
     return put_signal_on_queue(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 // Every thread copies its share; once all shares are in, one thread signals; all return after it.
-template <typename T, typename Group>
-inline void put_signal_work_group(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal,
-                                  int sig_op, int pe, const Group& group) {
+template <typename T, typename Group> inline void put_signal_work_group(T* dest, const T* source, size_t nelems,
+                                                                        uint64_t* sig_addr, uint64_t signal, int sig_op,
+                                                                        int pe, const Group& group) {
     put_work_group(dest, source, nelems, pe, group);
     if (group_rank(group) == 0) signal_after_data(sig_addr, signal, sig_op, pe);
     group_sync(group);
 }
 
-template <typename T, typename Group>
-inline void put_signal_nbi_work_group(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal,
-                                      int sig_op, int pe, const Group& group) {
+template <typename T, typename Group> inline void put_signal_nbi_work_group(T* dest, const T* source, size_t nelems,
+                                                                            uint64_t* sig_addr, uint64_t signal,
+                                                                            int sig_op, int pe, const Group& group) {
     put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
 }
 

@@ -26,20 +26,20 @@ inline void cpu_relax() {
 // is set, so the default path pays one predictable branch per call.
 struct call_info {
     const char* routine;
-    int team, root, cmp;          // -1: not an argument of the call
-    uint64_t nelems;              // UINT64_MAX: none
-    bool nelems_may_differ;       // collect: each PE passes its own
-    const void* addr;             // point-to-point waits: the variable(s) waited on
+    int team, root, cmp;     // -1: not an argument of the call
+    uint64_t nelems;         // UINT64_MAX: none
+    bool nelems_may_differ;  // collect: each PE passes its own
+    const void* addr;        // point-to-point waits: the variable(s) waited on
     const char* addr_name;
-    uint64_t value_bits;          // the comparison value, read as value_kind says
-    char value_kind;              // 'i', 'u', 'f', or 0 when there is none (or one per element)
+    uint64_t value_bits;  // the comparison value, read as value_kind says
+    char value_kind;      // 'i', 'u', 'f', or 0 when there is none (or one per element)
     unsigned elem_size;
     const char* type;
-    const char* args;             // other arguments every member must pass alike, as text, or null
+    const char* args;  // other arguments every member must pass alike, as text, or null
     // kept by checks.cpp while the call runs
-    const char* typed;            // the typed entry point the user called, when known
+    const char* typed;  // the typed entry point the user called, when known
     bool nested, published, polled;
-    int agree_for;                // agreement: the PE whose record this PE waits for, or -1
+    int agree_for;  // agreement: the PE whose record this PE waits for, or -1
     uint64_t agree_seq, since_ns, next_cycle_check_ns;
 };
 // ISHMEM_CHECK=full or ISHMEM_HANG_TIMEOUT > 0: blocking calls say what they are doing.
@@ -61,21 +61,36 @@ struct call_scope {
 
 // The name of an element type in messages ("int", "long", ...), as the typed routines spell it.
 template <class T> constexpr const char* type_name() {
-    if constexpr (std::is_same_v<T, char>) return "char";
-    else if constexpr (std::is_same_v<T, signed char>) return "schar";
-    else if constexpr (std::is_same_v<T, unsigned char>) return "uchar";
-    else if constexpr (std::is_same_v<T, short>) return "short";
-    else if constexpr (std::is_same_v<T, unsigned short>) return "ushort";
-    else if constexpr (std::is_same_v<T, int>) return "int";
-    else if constexpr (std::is_same_v<T, unsigned int>) return "uint";
-    else if constexpr (std::is_same_v<T, long>) return "long";
-    else if constexpr (std::is_same_v<T, unsigned long>) return "ulong";
-    else if constexpr (std::is_same_v<T, long long>) return "longlong";
-    else if constexpr (std::is_same_v<T, unsigned long long>) return "ulonglong";
-    else if constexpr (std::is_same_v<T, float>) return "float";
-    else if constexpr (std::is_same_v<T, double>) return "double";
-    else if constexpr (std::is_same_v<T, long double>) return "longdouble";
-    else return "bytes";
+    if constexpr (std::is_same_v<T, char>)
+        return "char";
+    else if constexpr (std::is_same_v<T, signed char>)
+        return "schar";
+    else if constexpr (std::is_same_v<T, unsigned char>)
+        return "uchar";
+    else if constexpr (std::is_same_v<T, short>)
+        return "short";
+    else if constexpr (std::is_same_v<T, unsigned short>)
+        return "ushort";
+    else if constexpr (std::is_same_v<T, int>)
+        return "int";
+    else if constexpr (std::is_same_v<T, unsigned int>)
+        return "uint";
+    else if constexpr (std::is_same_v<T, long>)
+        return "long";
+    else if constexpr (std::is_same_v<T, unsigned long>)
+        return "ulong";
+    else if constexpr (std::is_same_v<T, long long>)
+        return "longlong";
+    else if constexpr (std::is_same_v<T, unsigned long long>)
+        return "ulonglong";
+    else if constexpr (std::is_same_v<T, float>)
+        return "float";
+    else if constexpr (std::is_same_v<T, double>)
+        return "double";
+    else if constexpr (std::is_same_v<T, long double>)
+        return "longdouble";
+    else
+        return "bytes";
 }
 
 // Polling with backoff: `limit` polls, each followed by 2^min(poll, max_shift) CPU pauses, then one
@@ -115,8 +130,7 @@ struct barrier_slot {
 // index my_index), using the barrier_slot at slot_offset in every member's internal region. Called
 // by one thread per PE at a time. No memory ordering beyond acquire/release of the flags: callers
 // that need completion of earlier operations call quiet first. routine names the caller in errors.
-ISHMEM_API void barrier_pes(int start, int stride, int size, int my_index, size_t slot_offset,
-                            const char* routine);
+ISHMEM_API void barrier_pes(int start, int stride, int size, int my_index, size_t slot_offset, const char* routine);
 
 // Waits (backing off like a barrier) until *word >= target. partner: the PE expected to raise it,
 // whose leaving the job turns the wait into an error; negative for none.
@@ -131,15 +145,13 @@ ISHMEM_API void barrier_all(const char* routine);
 // Wait for every PE; orders this PE's stores before the others' later loads. One thread per PE at a time.
 ISHMEM_API void sync_all();
 
-template <typename Group>
-void barrier_all_work_group(const Group& group) {
+template <typename Group> void barrier_all_work_group(const Group& group) {
     group_sync(group);
     if (group_rank(group) == 0) barrier_all();
     group_sync(group);
 }
 
-template <typename Group>
-void sync_all_work_group(const Group& group) {
+template <typename Group> void sync_all_work_group(const Group& group) {
     group_sync(group);
     if (group_rank(group) == 0) sync_all();
     group_sync(group);

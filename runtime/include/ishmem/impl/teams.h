@@ -22,12 +22,12 @@ struct team_t {
     int start, stride, size;  // world PEs start, start + stride, ... (size of them)
     int my_index;             // the calling PE's number in the team
     ishmem_team_config_t config;
-    uint64_t calls;           // flag-exchange collectives this PE has entered on the team
-    uint64_t acks_expected;   // acknowledgements this PE has waited for in them, in total
-    uint64_t eager_ops;       // eager collectives (small messages through inboxes) on the team
-    uint64_t agreed_calls;    // collectives checked by agree_on_call on the team (ISHMEM_CHECK=full)
-    bool spans_nodes = false; // some member is on another node: barriers and collectives go through the transport
-    size_t collect_total = 0; // bytes of the last collect on a team that spans nodes (alike on every member)
+    uint64_t calls;            // flag-exchange collectives this PE has entered on the team
+    uint64_t acks_expected;    // acknowledgements this PE has waited for in them, in total
+    uint64_t eager_ops;        // eager collectives (small messages through inboxes) on the team
+    uint64_t agreed_calls;     // collectives checked by agree_on_call on the team (ISHMEM_CHECK=full)
+    bool spans_nodes = false;  // some member is on another node: barriers and collectives go through the transport
+    size_t collect_total = 0;  // bytes of the last collect on a team that spans nodes (alike on every member)
     // Eager collectives: the last eager_done seen of each member (index), so that a sender reads a
     // reader's word only when the reader may be eager_depth operations behind, not on every send.
     uint64_t eager_done_seen[eager_members] = {};
@@ -42,9 +42,9 @@ struct agree_record {
     char shown[48];            // printed: the entry point, typed where known
     int32_t root;
     uint32_t elem_size;
-    uint64_t nelems;           // UINT64_MAX where it may differ (collect)
+    uint64_t nelems;  // UINT64_MAX where it may differ (collect)
     char type[16];
-    char args[48];             // compared: other arguments that must agree, as text (team splits)
+    char args[48];  // compared: other arguments that must agree, as text (team splits)
 };
 inline constexpr uint64_t agree_depth = 2;
 
@@ -52,11 +52,11 @@ inline constexpr uint64_t agree_depth = 2;
 // collect to share counts). Slots of teams sit at internal_sync_offset + slot * sizeof(team_slot).
 struct team_slot {
     barrier_slot barrier;
-    alignas(64) uint64_t published;  // collect: this PE's count in the current call
-    alignas(64) uint64_t ready;      // the last call in which this PE's buffers were ready to read
-    alignas(64) uint64_t acks;       // how many reads of this PE's buffers peers have finished, in total
-    alignas(64) uint64_t eager_done; // the last eager collective this PE has finished on the team
-    agree_record agree[agree_depth]; // ring of this PE's last checked calls (agree_on_call)
+    alignas(64) uint64_t published;   // collect: this PE's count in the current call
+    alignas(64) uint64_t ready;       // the last call in which this PE's buffers were ready to read
+    alignas(64) uint64_t acks;        // how many reads of this PE's buffers peers have finished, in total
+    alignas(64) uint64_t eager_done;  // the last eager collective this PE has finished on the team
+    agree_record agree[agree_depth];  // ring of this PE's last checked calls (agree_on_call)
 };
 inline constexpr int team_slots_max = static_cast<int>(internal_sync_size / sizeof(team_slot));
 
@@ -89,11 +89,14 @@ inline constexpr size_t eager_slot_size = eager_depth * eager_members * sizeof(e
 static_assert(4096 + eager_slots * eager_slot_size <= internal_scratch_size);
 // PE pe's inbox for messages from team member `sender` in eager operation `op`.
 inline eager_box* eager_inbox(int pe, int slot, uint64_t op, int sender) {
-    return reinterpret_cast<eager_box*>(internal_base(pe) + eager_region_offset + static_cast<size_t>(slot) * eager_slot_size) +
+    return reinterpret_cast<eager_box*>(internal_base(pe) + eager_region_offset +
+                                        static_cast<size_t>(slot) * eager_slot_size) +
            (op % eager_depth) * eager_members + sender;
 }
 
-inline size_t team_slot_offset(int slot) { return internal_sync_offset + static_cast<size_t>(slot) * sizeof(team_slot); }
+inline size_t team_slot_offset(int slot) {
+    return internal_sync_offset + static_cast<size_t>(slot) * sizeof(team_slot);
+}
 inline team_slot* team_slot_of(int pe, int slot) {
     return reinterpret_cast<team_slot*>(internal_base(pe) + team_slot_offset(slot));
 }
@@ -125,10 +128,10 @@ struct node_groups {
     int part = -1;
     int rail = -1;
     int my_group = 0;
-    bool contiguous = false;             // every group a run of consecutive member indices
-    bool uniform = false;                // every group of the same size
-    std::vector<int> group_of;           // by member index
-    std::vector<int> first, step, count; // by group: its lowest member, the step between members, their number
+    bool contiguous = false;              // every group a run of consecutive member indices
+    bool uniform = false;                 // every group of the same size
+    std::vector<int> group_of;            // by member index
+    std::vector<int> first, step, count;  // by group: its lowest member, the step between members, their number
     int index_in_group(int member) const {
         const int g = group_of[static_cast<size_t>(member)];
         return (member - first[static_cast<size_t>(g)]) / step[static_cast<size_t>(g)];
@@ -139,17 +142,13 @@ extern ISHMEM_API std::vector<node_groups> team_nodes;  // by team slot
 // The slot of the node part of the team in slot `team`: above the handles (teams_max), so that the
 // parts take no handle of the user's and need no agreement; -1 where the internal region has no
 // room (then the team's collectives stay flat).
-inline int node_part_slot(int team) {
-    return team + teams_max < team_slots_max ? team + teams_max : -1;
-}
+inline int node_part_slot(int team) { return team + teams_max < team_slots_max ? team + teams_max : -1; }
 // Whether slot holds a node part (whose members, in the transport's communicator, are a team's
 // leaders), not a user's team.
 inline bool is_node_part_slot(int slot) { return slot >= teams_max && slot < 2 * teams_max; }
 // The slot of the rails' communicators of the team in slot `team`, above the node parts: only the
 // transport uses it (no team lives there). -1 where there is no room (then no rails).
-inline int node_rail_slot(int team) {
-    return team + 2 * teams_max < team_slots_max ? team + 2 * teams_max : -1;
-}
+inline int node_rail_slot(int team) { return team + 2 * teams_max < team_slots_max ? team + 2 * teams_max : -1; }
 
 // A barrier over a team that spans nodes: in two levels where it has node groups (first the members
 // of each node, then the leaders through the transport, then each node again), else the transport's.
@@ -171,7 +170,8 @@ inline bool check_team(const char* routine, ishmem_team_t team) {
 }
 inline bool check_team_pe(const char* routine, ishmem_team_t team, const char* param, int pe) {
     const team_t* t = find_team(team);
-    return (t && static_cast<unsigned>(pe) < static_cast<unsigned>(t->size)) || report_bad_team_pe(routine, team, param, pe);
+    return (t && static_cast<unsigned>(pe) < static_cast<unsigned>(t->size)) ||
+           report_bad_team_pe(routine, team, param, pe);
 }
 // Whether a_bytes at pa and b_bytes at pb share a byte (host and device checks).
 ISHMEM_HD inline bool overlap_at_all(const void* pa, size_t a_bytes, const void* pb, size_t b_bytes) {

@@ -38,8 +38,8 @@ struct transport {
     // A put-with-signal to pe as one such non-fetching atomic that carries the data, which pe stores
     // before it updates the signal (set, or add when add): true when done so, false when the data is
     // too large for it (then the caller puts, flushes and signals).
-    virtual bool put_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr, uint64_t signal,
-                            bool add, int pe) = 0;
+    virtual bool put_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr, uint64_t signal, bool add,
+                            int pe) = 0;
     // flush: completes earlier puts to pe; fence: orders earlier puts to each PE before later ones;
     // quiet: completes them all.
     virtual void flush(int pe) = 0;
@@ -98,8 +98,6 @@ struct transport {
 extern ISHMEM_API transport* remote;
 
 // True when pe is on another node (its heap is not mapped here).
-inline bool is_remote(int pe) {
-    return state.peer_base[pe] == nullptr;
-}
+inline bool is_remote(int pe) { return state.peer_base[pe] == nullptr; }
 
 }  // namespace ishmemi
