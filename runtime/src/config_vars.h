@@ -64,8 +64,8 @@ inline constexpr config_var config_vars[] = {
     {"ISHMEM_GPU_MEDIUM_GATHER_BYTES", "256K",
      "CUDA backend: the same for fcollect and alltoall in which one PE receives at most this much "
      "(counted as for ISHMEM_GPU_STAGE_BYTES). A call from one block copies all it received out of the "
-     "stage by itself, so stream and host calls gain most (2-3 us from 128K on 2 H200s) and block calls "
-     "lose up to 4 us. At most 256K; 0: never. Every PE must use the same value."},
+     "stage by itself, so stream and host calls gain most and calls from a block may lose a little (the "
+     "figures: docs/guide/tuning.rst). At most 256K; 0: never. Every PE must use the same value."},
     {"ISHMEM_GPU_MEDIUM_REDUCE_BYTES", "256K",
      "CUDA backend: the same for the reductions and scans (each PE receives the team size times the "
      "array). Every PE must use the same value; at most 256K; 0: never."},
