@@ -44,7 +44,9 @@ config_t config = {size_t{512} << 20,
                    0,
                    "hostname",
                    true,
-                   1000};
+                   1000,
+                   false,
+                   256};
 size_t reduce_scatter_min = 1024;
 int chain_min = 2;
 size_t scan_chain_max = 2048;

@@ -2,6 +2,7 @@
 #include "ishmem/impl/teams.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -95,7 +96,7 @@ node_groups plan_node_groups(const team_t& t) {
 // Collective over parent: agrees on `count` slots free on every member of the parent (the lowest
 // ones, in order), so that each new team can take one, and on whether every member's arguments are
 // valid (args_ok here). Returns agreed, or on every PE alike bad_args (some member's arguments are
-// bad; *bad_pe: the first such member, -1 where not known) or no_slots. Uses the parent's barrier
+// bad; *bad_pe: the first such member) or no_slots. Uses the parent's barrier
 // and the scratch area (a barrier before anyone rewrites it).
 enum class split_agreement { agreed, bad_args, no_slots };
 split_agreement agree_on_slots(const team_t& parent, ishmem_team_t parent_handle, int count, int* slots,
@@ -107,6 +108,12 @@ split_agreement agree_on_slots(const team_t& parent, ishmem_team_t parent_handle
         // Members on other nodes: an AND-reduction through the transport.
         remote->reduction(coll::op_and, 0, elem_u64, parent_handle, common.data(), free_bitmap_of(state.my_pe),
                           bitmap_words);
+        if (!(common[0] & args_ok_bit)) {  // which member: a second reduction, on this failure path only
+            const int64_t mine = args_ok ? INT64_MAX : state.my_pe;
+            int64_t first = INT64_MAX;
+            remote->reduction(coll::op_min, 0, elem_i64, parent_handle, &first, &mine, 1);
+            if (first != INT64_MAX) *bad_pe = static_cast<int>(first);
+        }
     } else {
         team_barrier(parent, parent_handle, routine);
         for (int i = 0; i < parent.size; ++i) {

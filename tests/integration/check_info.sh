@@ -21,7 +21,9 @@ export ISHMEM_SYMMETRIC_SIZE=64M
 
 while read -r name default; do
   want=$([ "$name" = ISHMEM_SYMMETRIC_SIZE ] && echo 64M || echo '(default)')
-  grep -qE "^  $name +default ${default//\*/\\*} +current ${want//[()]/.}\$" "$tmp/text" ||
+  pattern=${default//\*/\\*}  # the default as a literal in the pattern (it may hold * or +)
+  pattern=${pattern//+/\\+}
+  grep -qE "^  $name +default $pattern +current ${want//[()]/.}\$" "$tmp/text" ||
     fail "text: no line '$name default $default current $want'"
 done < "$tmp/vars"
 
