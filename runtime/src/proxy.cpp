@@ -49,7 +49,7 @@ class proxy_transport final : public transport {
     }
     ~proxy_transport() override {
         if (thread_.joinable()) {
-            call(make(proxy::req_quiet, -1));  // every request done before the thread stops
+            submit(make(proxy::req_quiet, -1));  // every request done before the thread stops
             started_.store(false, std::memory_order_release);
             stop_.store(true, std::memory_order_release);
             thread_.join();
@@ -68,21 +68,21 @@ class proxy_transport final : public transport {
         (void)nbi;
         request q = make(proxy::req_get, pe);
         q.dest = addr(dest), q.source = addr(source), q.bytes = bytes;
-        call(q);
+        submit(q);
     }
     void put_strided(void* dest, ptrdiff_t dstride, const void* source, ptrdiff_t sstride, size_t elem, size_t count,
                      int pe) override {
-        call(strided(proxy::req_put_strided, dest, dstride, source, sstride, elem, count, pe));
+        submit(strided(proxy::req_put_strided, dest, dstride, source, sstride, elem, count, pe));
     }
     void get_strided(void* dest, ptrdiff_t dstride, const void* source, ptrdiff_t sstride, size_t elem, size_t count,
                      int pe) override {
-        call(strided(proxy::req_get_strided, dest, dstride, source, sstride, elem, count, pe));
+        submit(strided(proxy::req_get_strided, dest, dstride, source, sstride, elem, count, pe));
     }
     uint64_t amo(rmw_op op, void* dest, unsigned size, uint64_t value, uint64_t cond, int pe) override {
         request q = make(proxy::req_amo, pe);
         q.rmw = static_cast<uint8_t>(op), q.size = static_cast<uint8_t>(size), q.dest = addr(dest);
         q.value = value, q.cond = cond;
-        return call(q);
+        return submit(q);
     }
     void amo_post(rmw_op op, void* dest, unsigned size, uint64_t value, int pe) override {
         request q = make(proxy::req_amo_post, pe);
@@ -96,12 +96,12 @@ class proxy_transport final : public transport {
         request q = make(proxy::req_put_signal, pe);
         q.dest = addr(dest), q.source = addr(source), q.bytes = bytes, q.sig_addr = addr(sig_addr), q.value = signal;
         q.flags = add ? proxy::flag_add : 0;
-        call(q);
+        submit(q);
         return true;
     }
-    void flush(int pe) override { call(make(proxy::req_flush, pe)); }
+    void flush(int pe) override { submit(make(proxy::req_flush, pe)); }
     void fence() override { submit(make(proxy::req_fence, -1)); }
-    void quiet() override { call(make(proxy::req_quiet, -1)); }
+    void quiet() override { submit(make(proxy::req_quiet, -1)); }
     void progress() override { inner_->progress(); }
     void start_progress_thread() override {
         inner_->start_progress_thread();
@@ -178,10 +178,9 @@ class proxy_transport final : public transport {
         const uint64_t t = proxy::post<host_mem>(ring_, q, producer_wait{});
         return proxy::waited(q) ? proxy::wait_answer<host_mem>(ring_, t, producer_wait{}) : 0;
     }
-    uint64_t call(const request& q) { return submit(q); }
     // Every request posted before has reached the transport.
     void drain() {
-        if (started_.load(std::memory_order_acquire)) call(make(proxy::req_nop, -1));
+        if (started_.load(std::memory_order_acquire)) submit(make(proxy::req_nop, -1));
     }
 
     uint64_t perform(const request& q) {
