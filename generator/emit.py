@@ -5,6 +5,7 @@ from pathlib import Path
 
 import jinja2
 
+from . import checks
 from .model import (LP64_BASIC_TYPE, Api, Family, _generic_selection, c_macros, family_synopsis, shmem_generics,
                     shmem_routines)
 
@@ -119,33 +120,6 @@ def typed_names(fam: Family, eps) -> tuple[list[str], list[tuple[str, list[str]]
 VARIANT_TITLE = {"base": "base form", "on_queue": "_on_queue form (host)",
                  "work_group": "_work_group form (device, or host threads of an ishmem::group)"}
 
-CHECK_TEXT = {
-    "pe": "``{p}`` is not a PE of the job",
-    "symmetric": "``{p}`` does not lie inside the symmetric heap",
-    "symmetric_strided": "the elements ``{p}`` spans do not lie inside the symmetric heap",
-    "symmetric_blocked": "the blocks ``{p}`` spans do not lie inside the symmetric heap",
-    "symmetric_or_null": "``{p}`` is neither null nor a symmetric address",
-    "nonnull_if": "``{p}`` is null while the count is nonzero",
-    "nonnull": "``{p}`` is null",
-    "positive": "``{p}`` is not positive",
-    "sig_op": "``{p}`` is neither ISHMEM_SIGNAL_SET nor ISHMEM_SIGNAL_ADD",
-    "cmp": "``{p}`` is not one of the ISHMEM_CMP_* operators",
-    "power_of_two": "``{p}`` is not a power of two",
-    "aligned": "``{p}`` is not aligned to its element type (an atomic access needs it)",
-    "symmetric_team": "``{p}`` (the given count times the team's size) does not lie inside the symmetric heap",
-    "symmetric_team_strided": "the elements ``{p}`` spans (the given count times the team's size, at its stride) do not lie inside the symmetric heap",
-    "ctx": "``{p}`` is not ISHMEMX_CTX_DEFAULT, ISHMEMX_CTX_INVALID or a live context (never made, or destroyed)",
-}
-
-# Checks that report through the return value (nonzero) after the message, instead of stopping.
-SOFT_CHECK_TEXT = {
-    "team": "``{p}`` is not a valid team",
-    "team_pe": "``{p}`` is not a PE number of the team",
-    "no_partial_overlap": "``{p}`` and ``{a}`` overlap without being the same array",
-    "outside_team": "``{p}`` overlaps ``{a}`` (the count times the team's size elements)",
-    "flags": "``{p}`` has bits other than those of ``{a}``",
-}
-
 
 def callable_text(fam: Family) -> str:
     where = " and ".join("the host" if c == "host" else "device code" for c in fam.callable)
@@ -160,12 +134,11 @@ def checks_text(fam: Family) -> str:
     soft = ["``team`` is not a valid team (ISHMEM_TEAM_INVALID, destroyed, or without the calling PE)"] if fam.team else []
     for p in fam.params:
         for c in p.checks:
-            if c.kind in ("team_out", "ctx_out"):
-                continue  # not a check: the handle is set to the invalid handle first
-            if c.kind in SOFT_CHECK_TEXT:
-                soft.append(SOFT_CHECK_TEXT[c.kind].format(p=p.name, a=c.args[0] if c.args else ""))
-            else:
-                reasons.append(CHECK_TEXT[c.kind].format(p=p.name))
+            kind = checks.BY_NAME[c.kind]
+            if not kind.text:
+                continue  # not a check (an output handle set to the invalid handle first)
+            sentence = kind.text.format(p=p.name, a=c.args[0] if c.args else "")
+            (soft if kind.soft else reasons).append(sentence)
     text = []
     if reasons:
         text.append("The call prints one line naming the PE, the routine and the reason, and stops the job, when "

@@ -8,6 +8,8 @@ from pathlib import Path
 import jsonschema
 import yaml
 
+from . import checks
+
 
 class Node(dict):
     """A YAML mapping that remembers the file and line it came from."""
@@ -92,6 +94,7 @@ def load_spec(spec_dir: Path, root: Path | None = None) -> RawSpec:
     """Read and validate every file of spec_dir; raise SpecError listing all problems."""
     root = root or spec_dir.parent
     schema = json.loads((spec_dir / "schema.json").read_text())
+    schema["$defs"]["check"] = checks.schema()  # the kinds are defined once, in checks.py
     errors: list[str] = []
     docs = {}
     for path in sorted(spec_dir.glob("*.yaml")):

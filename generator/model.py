@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from . import checks
 from .loader import RawSpec, SpecError
 
 VARIANT_SUFFIX = {"base": "", "on_queue": "_on_queue", "work_group": "_work_group"}
@@ -515,60 +516,25 @@ def _pointee(p: Param, form: _Form) -> str:
     return "char" if base == "void" else base
 
 
+def _check_ctx(p: Param, c: Check, form: _Form, fn: str = "fn") -> checks.Ctx:
+    pointee = _pointee(p, form)
+    return checks.Ctx(p.name, c.args, f"sizeof({pointee})", f"alignof({pointee})", fn)
+
+
 def _check_lines(fam: Family, form: _Form) -> list[tuple[str, str]]:
-    """The family's hard checks, in order, as (statement, predicate) pairs: the statement reports a
-    failure and stops; the predicate (its ok_ twin, no report) is true when the check passes, and ''
-    for a statement that is not a check (an output handle's reset). Every size is computed by
-    mul_size and the extents, which give SIZE_MAX where a product overflows: no check passes that."""
+    """The family's hard checks, in order, as (statement, predicate) pairs (generator/checks.py): the
+    statement reports a failure and stops; the predicate (its ok_ twin, no report) is true when the
+    check passes, and '' for a statement that is not a check (an output handle's reset)."""
     lines = []
     if fam.check_init:
         lines.append(("ishmemi::check_init(fn);", "ishmemi::ok_init()"))
     for p in fam.params:
         for c in p.checks:
-            size = f"sizeof({_pointee(p, form)})"
-            if c.kind == "pe":
-                lines.append((f"ishmemi::check_pe(fn, {p.name});", f"ishmemi::ok_pe({p.name})"))
-            elif c.kind in ("symmetric", "symmetric_strided", "symmetric_blocked", "symmetric_team",
-                            "symmetric_team_strided"):
-                if c.kind == "symmetric":
-                    nbytes = f"ishmemi::mul_size({c.args[0]}, {size})"
-                elif c.kind == "symmetric_strided":
-                    nbytes = f"ishmemi::mul_size(ishmemi::strided_extent({c.args[0]}, {c.args[1]}), {size})"
-                elif c.kind == "symmetric_blocked":
-                    nbytes = f"ishmemi::mul_size(ishmemi::blocked_extent({c.args[0]}, {c.args[1]}, {c.args[2]}), {size})"
-                elif c.kind == "symmetric_team":
-                    nbytes = f"ishmemi::mul_size(ishmemi::mul_size({c.args[0]}, ishmemi::team_size_or_zero(team)), {size})"
-                else:
-                    nbytes = f"ishmemi::mul_size(ishmemi::strided_extent(ishmemi::mul_size({c.args[0]}, ishmemi::team_size_or_zero(team)), {c.args[1]}), {size})"
-                lines.append((f'ishmemi::check_symmetric(fn, "{p.name}", {p.name}, {nbytes});',
-                              f"ishmemi::ok_symmetric({p.name}, {nbytes})"))
-            elif c.kind == "symmetric_or_null":
-                lines.append((f'if ({p.name} != nullptr) ishmemi::check_symmetric(fn, "{p.name}", {p.name}, 0);',
-                              f"({p.name} == nullptr || ishmemi::ok_symmetric({p.name}, 0))"))
-            elif c.kind in ("nonnull_if", "nonnull"):
-                count = c.args[0] if c.kind == "nonnull_if" else "1"
-                lines.append((f'ishmemi::check_nonnull(fn, "{p.name}", {p.name}, {count});',
-                              f"ishmemi::ok_nonnull({p.name}, {count})"))
-            elif c.kind in ("positive", "power_of_two"):
-                lines.append((f'ishmemi::check_{c.kind}(fn, "{p.name}", {p.name});', f"ishmemi::ok_{c.kind}({p.name})"))
-            elif c.kind in ("sig_op", "cmp"):
-                lines.append((f"ishmemi::check_{c.kind}(fn, {p.name});", f"ishmemi::ok_{c.kind}({p.name})"))
-            elif c.kind == "aligned":
-                # Atomics and waits on a misaligned element work on the CPU but fault on a GPU.
-                align = f"alignof({_pointee(p, form)})"
-                lines.append((f'ishmemi::check_aligned(fn, "{p.name}", {p.name}, {align});',
-                              f"ishmemi::ok_aligned({p.name}, {align})"))
-            elif c.kind == "team_out":
-                # An output handle: invalid until the routine succeeds, whatever makes it fail.
-                lines.append((f"*{p.name} = ISHMEM_TEAM_INVALID;", ""))
-            elif c.kind == "ctx_out":
-                lines.append((f"*{p.name} = ISHMEMX_CTX_INVALID;", ""))
-            elif c.kind == "ctx":
-                lines.append((f"ishmemi::check_ctx(fn, {p.name});", ""))  # host only: no device twin
-            elif c.kind in SOFT_CHECKS:
-                pass  # status checks: see _soft_checks
-            else:  # the schema lists the kinds; this guards against a schema edit without a generator edit
+            kind = checks.BY_NAME.get(c.kind)
+            if kind is None:  # the loader validates kinds against the same table; a guard all the same
                 raise SpecError([f"{fam.file}:{fam.line}: family '{fam.name}': no code for check '{c.kind}'"])
+            if kind.hard:
+                lines.append(kind.hard(_check_ctx(p, c, form)))
     return lines
 
 
@@ -585,34 +551,19 @@ def _fused_checks(checks: list[tuple[str, str]]) -> list[str]:
             + [f"    {line}" for line, _ in checks] + ["    ishmemi::dev::fail_unreported(fn);", "}"])
 
 
-# Checks whose failure is reported through the routine's status (nonzero return) after the
-# message, instead of stopping the job: a bad team is an ordinary runtime condition.
-SOFT_CHECKS = ("team", "team_pe", "no_partial_overlap", "outside_team", "flags")
-
-
 def _soft_checks(fam: Family, form: _Form, team_form: bool, fn: str = "fn") -> list[str]:
-    """The status checks as conditions; fn names the routine in their reports (a null one reports
-    nothing: a _work_group form's work-items other than the leader)."""
+    """The status checks as conditions (generator/checks.py's soft kinds: a bad team is an ordinary
+    runtime condition, reported through the routine's status after the message); fn names the
+    routine in their reports (a null one reports nothing: a _work_group form's work-items other than
+    the leader)."""
     conds = []
     if team_form:  # the world forms pass ISHMEM_TEAM_WORLD, valid whenever the library is initialized
         conds.append(f"ishmemi::check_team({fn}, team)")
     for p in fam.params:
         for c in p.checks:
-            if c.kind == "team":
-                conds.append(f"ishmemi::check_team({fn}, {p.name})")
-            elif c.kind == "team_pe":
-                conds.append(f'ishmemi::check_team_pe({fn}, {c.args[0]}, "{p.name}", {p.name})')
-            elif c.kind == "flags":
-                conds.append(f'ishmemi::check_flags({fn}, "{p.name}", {p.name}, {c.args[0]})')
-            elif c.kind == "no_partial_overlap":
-                a, n = c.args
-                size = f"sizeof({_pointee(p, form)})"
-                conds.append(f'ishmemi::check_no_partial_overlap({fn}, "{p.name}", {p.name}, "{a}", {a}, ishmemi::mul_size({n}, {size}))')
-            elif c.kind == "outside_team":
-                a, n = c.args
-                size = f"sizeof({_pointee(p, form)})"
-                theirs = f"ishmemi::mul_size(ishmemi::mul_size({n}, ishmemi::team_size_or_zero(team)), {size})"
-                conds.append(f'ishmemi::check_outside({fn}, "{p.name}", {p.name}, ishmemi::mul_size({n}, {size}), "{a}", {a}, {theirs})')
+            kind = checks.BY_NAME[c.kind]
+            if kind.soft:
+                conds.append(kind.soft(_check_ctx(p, c, form, fn)))
     return conds
 
 
