@@ -24,22 +24,6 @@ ISHMEM_C_API void ishmemi_start_pes(int npes) {
 }
 
 namespace {
-template <class T> bool satisfied(T v, int cmp, T value) {
-    switch (cmp) {
-        case ISHMEM_CMP_EQ:
-            return v == value;
-        case ISHMEM_CMP_NE:
-            return v != value;
-        case ISHMEM_CMP_GT:
-            return v > value;
-        case ISHMEM_CMP_GE:
-            return v >= value;
-        case ISHMEM_CMP_LT:
-            return v < value;
-        default:
-            return v <= value;
-    }
-}
 
 template <class T> void check_16(const char* routine, const T* ivar, int cmp) {
     check_init(routine);
@@ -54,14 +38,14 @@ template <class T> void wait_16(const char* routine, T* ivar, int cmp, T value) 
     auto* word = reinterpret_cast<int*>(reinterpret_cast<uintptr_t>(ivar) & ~uintptr_t{3});
     for (;;) {
         const int w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
-        if (satisfied<T>(__atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, value)) return;
+        if (ishmemi::compare<T>(cmp, __atomic_load_n(ivar, __ATOMIC_ACQUIRE), value)) return;
         ishmem_int_wait_until(word, ISHMEM_CMP_NE, w);  // returns at once if ivar changed since w was read
     }
 }
 
 template <class T> int test_16(const char* routine, T* ivar, int cmp, T value) {
     check_16(routine, ivar, cmp);
-    return satisfied<T>(__atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, value) ? 1 : 0;
+    return ishmemi::compare<T>(cmp, __atomic_load_n(ivar, __ATOMIC_ACQUIRE), value) ? 1 : 0;
 }
 }  // namespace
 
