@@ -7,13 +7,24 @@
 #include <complex>
 #include <cstddef>
 #include <cstring>
+#include <type_traits>
 
+#include "ishmem/impl/collectives.h"  // coll::combine, the operators every reduction uses
 #include "ishmem/impl/runtime.h"
 
 namespace ishmemi::openshmem {
 
 enum elem : int { e_short, e_int, e_long, e_longlong, e_float, e_double, e_longdouble, e_complexf, e_complexd };
-enum op : int { o_and, o_or, o_xor, o_max, o_min, o_sum, o_prod };
+// The library's operators (coll::op_kind), under the names shmem.h's SHMEMI_OP_ numbers mirror.
+enum op : int {
+    o_and = coll::op_and,
+    o_or = coll::op_or,
+    o_xor = coll::op_xor,
+    o_max = coll::op_max,
+    o_min = coll::op_min,
+    o_sum = coll::op_sum,
+    o_prod = coll::op_prod
+};
 
 inline const char* op_name(int o) {
     static const char* const names[] = {"and", "or", "xor", "max", "min", "sum", "prod"};
@@ -24,37 +35,24 @@ inline const char* op_name(int o) {
 template <class T> constexpr bool is_complex = false;
 template <class T> constexpr bool is_complex<std::complex<T>> = true;
 
+// acc[i] = acc[i] o in[i] for i < n, with the library's operators (coll::combine); o must be one
+// that op_defined allows for T (the others do nothing).
 template <class T> void combine(int o, T* acc, const T* in, size_t n) {
-    for (size_t i = 0; i < n; ++i) {
-        if constexpr (std::is_integral_v<T>) {
-            if (o == o_and) {
-                acc[i] &= in[i];
-                continue;
-            }
-            if (o == o_or) {
-                acc[i] |= in[i];
-                continue;
-            }
-            if (o == o_xor) {
-                acc[i] ^= in[i];
-                continue;
-            }
-        }
-        if constexpr (!is_complex<T>) {
-            if (o == o_max) {
-                if (in[i] > acc[i]) acc[i] = in[i];
-                continue;
-            }
-            if (o == o_min) {
-                if (in[i] < acc[i]) acc[i] = in[i];
-                continue;
-            }
-        }
-        if (o == o_sum)
-            acc[i] += in[i];
-        else
-            acc[i] *= in[i];
+    auto each = [&](auto op) {
+        for (size_t i = 0; i < n; ++i) acc[i] = coll::combine<decltype(op)::value>(acc[i], in[i]);
+    };
+    using coll::op_and, coll::op_or, coll::op_xor, coll::op_max, coll::op_min, coll::op_sum, coll::op_prod;
+    if constexpr (std::is_integral_v<T>) {
+        if (o == o_and) return each(std::integral_constant<int, op_and>{});
+        if (o == o_or) return each(std::integral_constant<int, op_or>{});
+        if (o == o_xor) return each(std::integral_constant<int, op_xor>{});
     }
+    if constexpr (!is_complex<T>) {
+        if (o == o_max) return each(std::integral_constant<int, op_max>{});
+        if (o == o_min) return each(std::integral_constant<int, op_min>{});
+    }
+    if (o == o_sum) return each(std::integral_constant<int, op_sum>{});
+    if (o == o_prod) return each(std::integral_constant<int, op_prod>{});
 }
 
 // Calls f(T{}) with the C++ type of element e.
