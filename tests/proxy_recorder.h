@@ -17,6 +17,11 @@ namespace proxy_testing {
 
 using ishmemi::transport;
 
+// A poster's wait for tests that post into a ring themselves.
+struct spin {
+    void pause() { std::this_thread::yield(); }
+};
+
 // What recorder::amo answers.
 inline uint64_t amo_answer(ishmemi::rmw_op op, unsigned size, uint64_t value, uint64_t cond, int pe) {
     return value * 3 + static_cast<uint64_t>(pe) + cond + size + static_cast<uint64_t>(op);

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "ishmem/impl/proxy_ring.h"
 #include "proxy.h"
 #include "proxy_recorder.h"
 
@@ -227,3 +228,42 @@ TEST_F(Proxy, BeforeItsThreadStartsTheCallerPerformsRequestsItself) {
 }
 
 }  // namespace
+
+// How a GPU thread puts a register (p) and gets into one (g): the data travels in the request, in
+// a ring whose memory the poster owns, as a kernel's ring in mapped pinned memory is.
+TEST_F(Proxy, InlineDataTravelsInTheRequestAndGetsComeBackAsTheAnswer) {
+    namespace proxy = ishmemi::proxy;
+    constexpr uint64_t slots = 8;
+    void* memory = std::aligned_alloc(64, proxy::ring_bytes(slots));
+    ASSERT_NE(memory, nullptr);
+    auto owned = std::make_unique<recorder>();
+    recorder* rec = owned.get();
+    auto t = ishmemi::make_proxy_transport(std::move(owned), slots, memory);
+    t->start_progress_thread();
+    auto* ring = static_cast<proxy::ring_header*>(memory);
+    const auto call = [&](const proxy::request& q) {
+        const uint64_t ticket = proxy::post<proxy::host_mem>(ring, q, proxy_testing::spin{});
+        return proxy::waited(q) ? proxy::wait_answer<proxy::host_mem>(ring, ticket, proxy_testing::spin{}) : 0;
+    };
+    proxy::request put{};
+    put.op = proxy::req_put, put.flags = proxy::flag_inline | proxy::flag_nbi, put.pe = 3;
+    put.bytes = 2, put.value = 0x1234beef, put.dest = 0x1000;
+    EXPECT_FALSE(proxy::waited(put));
+    call(put);
+    proxy::request get{};
+    get.op = proxy::req_get, get.flags = proxy::flag_inline, get.pe = 2, get.bytes = 4;
+    EXPECT_EQ(call(get), 0x5a5a5a5au) << "a 4-byte inline get answers its 4 bytes and zeros above";
+    t->quiet();
+    auto ev = rec->snapshot();
+    ASSERT_EQ(ev.size(), 3u);
+    EXPECT_EQ(ev[0].kind, 'p');
+    EXPECT_EQ(ev[0].pe, 3);
+    EXPECT_EQ(ev[0].value, 0x1000u);
+    ASSERT_EQ(ev[0].data.size(), 2u) << "only the request's bytes of the inline word are put";
+    EXPECT_EQ(ev[0].data[0], 0xef);
+    EXPECT_EQ(ev[0].data[1], 0xbe);
+    EXPECT_EQ(ev[1].kind, 'g');
+    EXPECT_EQ(ev[1].value, 4u);
+    t.reset();
+    std::free(memory);
+}

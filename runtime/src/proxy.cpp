@@ -163,6 +163,7 @@ class proxy_transport final : public transport {
         q.pe = pe;
         return q;
     }
+    static size_t inline_bytes(const request& q) { return q.bytes < 8 ? q.bytes : 8; }
     static request strided(proxy::op_kind op, void* dest, ptrdiff_t dstride, const void* source, ptrdiff_t sstride,
                            size_t elem, size_t count, int pe) {
         request q = make(op, pe);
@@ -187,11 +188,22 @@ class proxy_transport final : public transport {
         transport& t = *inner_;
         switch (q.op) {
             case proxy::req_put:
-                t.put(ptr(q.dest), ptr(q.source), q.bytes, q.pe, q.flags & proxy::flag_nbi);
+                // Inline data lives in this copy of the request: the transport must be done with it
+                // on return (a blocking put), whatever the poster asked.
+                if (q.flags & proxy::flag_inline)
+                    t.put(ptr(q.dest), &q.value, inline_bytes(q), q.pe, false);
+                else
+                    t.put(ptr(q.dest), ptr(q.source), q.bytes, q.pe, q.flags & proxy::flag_nbi);
                 return 0;
-            case proxy::req_get:
-                t.get(ptr(q.dest), ptr(q.source), q.bytes, q.pe, false);
-                return 0;
+            case proxy::req_get: {
+                if (!(q.flags & proxy::flag_inline)) {
+                    t.get(ptr(q.dest), ptr(q.source), q.bytes, q.pe, false);
+                    return 0;
+                }
+                uint64_t word = 0;
+                t.get(&word, ptr(q.source), inline_bytes(q), q.pe, false);
+                return word;
+            }
             case proxy::req_put_strided:
                 t.put_strided(ptr(q.dest), static_cast<ptrdiff_t>(q.cond), ptr(q.source),
                               static_cast<ptrdiff_t>(q.sig_addr), q.bytes, q.value, q.pe);

@@ -42,7 +42,10 @@ enum op_kind : uint8_t {
     req_nop,         // nothing: waited, it says that every earlier request reached the transport
 };
 
-enum : uint8_t { flag_nbi = 1, flag_add = 2 };
+// flag_inline: a put's data (bytes <= 8) is in `value` instead of at `source`, and a get's comes
+// back as the answer instead of into `dest`: how a GPU thread puts a register (p) or gets into one
+// (g), whose address the proxy cannot reach.
+enum : uint8_t { flag_nbi = 1, flag_add = 2, flag_inline = 4 };
 
 // One request; 64 bytes, so that a cell is two cache lines with its sequence word.
 struct request {
