@@ -10,8 +10,9 @@ import re
 import pytest
 
 from generator.__main__ import ROOT
+from generator.build import build_api
 from generator.loader import load_spec
-from generator.model import _device_line, build_api
+from generator.targets import device_line
 
 _REPORT = re.compile(r"^(?:if \((\w+) != nullptr\) )?ishmemi::dev::check_(\w+)\(fn(?:, \"\w+\")?(?:, (.*))?\);$")
 
@@ -37,7 +38,7 @@ def test_reports_and_predicates_pair_up_in_order(device_eps):
         assert body[end - 1].strip() == "ishmemi::dev::fail_unreported(fn);", ep.name
         reports = [l.strip() for l in body[i + 1:end - 1]]
         # The reports are the host body's checks, in its order, under device names.
-        assert reports == [_device_line(l) for l in host], ep.name
+        assert reports == [device_line(l) for l in host], ep.name
         cond = body[i][len("if (__builtin_expect(!("):-len("), 0)) {")]
         preds = cond.split(" & ")
         assert len(preds) == len(reports), ep.name
