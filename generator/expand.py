@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from .adapters import gpu_test_cases, host_test_case
 from .check_code import hard_checks, soft_checks
 from .model import SYMMETRIC_CHECK, EntryPoint, Family, Form, Param, statement
-from .targets import device_line, fused_checks
+from .targets import DEVICE, HOST, Target
 
 VARIANT_SUFFIX = {"base": "", "on_queue": "_on_queue", "work_group": "_work_group"}
 QUEUE_PARAMS = ("ishmem::queue& q", "const std::vector<ishmem::event>& deps = {}")
@@ -63,12 +63,12 @@ def _core_args(fam: Family, form: Form) -> list[str]:
     return args
 
 
-def _core_call(fam: Family, form: Form, variant: str, extra: list[str]) -> str:
+def _core_call(fam: Family, form: Form, variant: str, extra: list[str], target: Target) -> str:
     fn = fam.impl + ("_work_group" if variant == "work_group" else "")
     targs = f"<{form.elem}>" if form.elem else ""
     if variant == "work_group" and not form.elem:
         targs = ""
-    return f"ishmemi::impl::{fn}{targs}({', '.join(_core_args(fam, form) + extra)})"
+    return f"{target.core}{fn}{targs}({', '.join(_core_args(fam, form) + extra)})"
 
 
 def _table_assert(fam: Family, form: Form, name: str) -> list[str]:
@@ -87,6 +87,63 @@ def expand_family(fam: Family, sizes) -> list[EntryPoint]:
     return eps
 
 
+def _checked_head(fam: Family, form: Form, variant: str, team_form: bool, name: str,
+                  target: Target) -> tuple[list[str], list[tuple[str, str]], list[str]]:
+    """The lines every body starts with (the template's table assertion, the routine's name, the
+    world team, the hard checks), the hard checks as pairs, and the soft checks' conditions."""
+    body = _table_assert(fam, form, name)
+    hard = hard_checks(fam, form, target)
+    # A _work_group form's work-items all find a failed status check; the leader alone reports it.
+    soft = soft_checks(fam, form, team_form, "report_fn" if variant == "work_group" else "fn", target)
+    if hard or soft:
+        body.append(f'constexpr const char* fn = "{name}";')
+    if fam.team and not team_form:
+        body.append("constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;")
+    return body + target.check_block(hard), hard, soft
+
+
+def _call_body(fam: Family, form: Form, variant: str, team_form: bool, name: str, ret: str,
+               target: Target) -> tuple[list[str], list[str]]:
+    """The body of a base or _work_group form on target, and its soft checks' conditions."""
+    body, _, soft = _checked_head(fam, form, variant, team_form, name, target)
+    if soft:
+        fail = "" if ret == "void" else " nullptr" if ret.endswith("*") else " -1"
+        if variant == "work_group":
+            body.append(f"const char* const report_fn = {target.core}group_leads(group) ? fn : nullptr;")
+        body.append(f"if (!({' && '.join(soft)})) return{fail};")
+    call = _core_call(fam, form, variant, ["group"] if variant == "work_group" else [], target)
+    body.append(statement(ret, call))
+    return body, soft
+
+
+def _on_queue_body(fam: Family, form: Form, team_form: bool, name: str, base_ret: str) -> tuple[list[str], list[str]]:
+    """The body of an _on_queue form (host only), and its soft checks' conditions."""
+    t = HOST
+    body, hard, soft = _checked_head(fam, form, "on_queue", team_form, name, t)
+    call = _core_call(fam, form, "base", [], t)
+    inner = f"*ret = {call};" if base_ret != "void" else f"{call};"
+    if base_ret != "void":
+        if not hard and not soft:
+            body.append(f'constexpr const char* fn = "{name}";')
+        body.append(f'{t.checks}check_nonnull(fn, "ret", ret, 1);')
+    if soft:
+        # The status reaches the caller through ret, in order with the queue's other work.
+        failed = "*ret = -1;" if base_ret != "void" else ""
+        body.append(f"if (!({' && '.join(soft)})) return {t.core}enqueue(q, deps, [=] {{ {failed} }});")
+    if fam.on_stream:
+        # The core queues the work on the stream or falls back to a task; ret (int families),
+        # after the checks above, is set by the core.
+        if base_ret not in ("void", "int"):
+            raise ValueError(f"{name}: on_stream families return void or int")
+        fn_q = f"{fam.impl}_on_queue"
+        targs = f"<{form.elem}>" if form.elem else ""
+        lead = ["q", "deps"] + (["ret"] if base_ret != "void" else [])
+        body.append(f"return {t.core}{fn_q}{targs}({', '.join(lead + _core_args(fam, form))});")
+    else:
+        body.append(f"return {t.core}enqueue(q, deps, [=] {{ {inner} }});")
+    return body, soft
+
+
 def _entry_point(fam: Family, form: Form, variant: str, team_form: bool = False) -> EntryPoint:
     name = _name(fam, form, variant)
     base_ret = form.subst(fam.returns, "sig")
@@ -97,65 +154,24 @@ def _entry_point(fam: Family, form: Form, variant: str, team_form: bool = False)
     if variant == "work_group" and fam.work_group_returns:
         ret = fam.work_group_returns
     tparams = ["typename T"] if form.kind == "generic" else []
-    body = _table_assert(fam, form, name)
-    check_pairs = hard_checks(fam, form)
-    checks = [line for line, _ in check_pairs]
-    # A _work_group form's work-items all find a failed status check; the leader alone reports it.
-    soft = soft_checks(fam, form, team_form, "report_fn" if variant == "work_group" else "fn")
-    if checks or soft:
-        body.append(f'constexpr const char* fn = "{name}";')
-    if fam.team and not team_form:
-        body.append("constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;")
-    first_check = len(body)
-    body += checks
-    if soft and variant != "on_queue":
-        fail = "" if ret == "void" else " nullptr" if ret.endswith("*") else " -1"
-        if variant == "work_group":
-            body.append("const char* const report_fn = ishmemi::impl::group_leads(group) ? fn : nullptr;")
-        body.append(f"if (!({' && '.join(soft)})) return{fail};")
-    if variant == "base":
-        call = _core_call(fam, form, variant, [])
-        body.append(statement(ret, call))
-        params_def = list(params)
-    elif variant == "on_queue":
+    device_body = ()
+    if variant == "on_queue":
+        body, soft = _on_queue_body(fam, form, team_form, name, base_ret)
         if base_ret != "void":
             params.append(f"{base_ret}* ret")
         params_def = params + list(QUEUE_PARAMS_DEF)
         params += list(QUEUE_PARAMS)
         ret = "ishmem::event"
-        call = _core_call(fam, form, "base", [])
-        inner = f"*ret = {call};" if base_ret != "void" else f"{call};"
-        if base_ret != "void":
-            if not checks and not soft:
-                body.append(f'constexpr const char* fn = "{name}";')
-            body.append('ishmemi::check_nonnull(fn, "ret", ret, 1);')
-        if soft:
-            # The status reaches the caller through ret, in order with the queue's other work.
-            failed = "*ret = -1;" if base_ret != "void" else ""
-            body.append(f"if (!({' && '.join(soft)})) return ishmemi::impl::enqueue(q, deps, [=] {{ {failed} }});")
-        if fam.on_stream:
-            # The core queues the work on the stream or falls back to a task; ret (int families),
-            # after the checks above, is set by the core.
-            if base_ret not in ("void", "int"):
-                raise ValueError(f"{name}: on_stream families return void or int")
-            fn_q = f"{fam.impl}_on_queue"
-            targs = f"<{form.elem}>" if form.elem else ""
-            lead = ["q", "deps"] + (["ret"] if base_ret != "void" else [])
-            body.append(f"return ishmemi::impl::{fn_q}{targs}({', '.join(lead + _core_args(fam, form))});")
-        else:
-            body.append(f"return ishmemi::impl::enqueue(q, deps, [=] {{ {inner} }});")
     else:
-        params.append("const Group& group")
+        if variant == "work_group":
+            params.append("const Group& group")
+            tparams.append("typename Group")
         params_def = list(params)
-        tparams.append("typename Group")
-        call = _core_call(fam, form, variant, ["group"])
-        body.append(statement(ret, call))
+        body, soft = _call_body(fam, form, variant, team_form, name, ret, HOST)
+        if fam.cuda:
+            device_body = tuple(_call_body(fam, form, variant, team_form, name, ret, DEVICE)[0])
     template = f"template <{', '.join(tparams)}>" if tparams else ""
     header = "ishmem" if name.startswith("ishmem_") else "ishmemx"
-    device_body = ()
-    if fam.cuda and variant != "on_queue":
-        fused = body[:first_check] + fused_checks(check_pairs) + body[first_check + len(checks):]
-        device_body = tuple(device_line(line) for line in fused)
     tests = ()
     if fam.test != "none":
         elems = [t.ctype for t in fam.table.types] if form.kind == "generic" else [form.elem]
@@ -174,7 +190,6 @@ def _entry_point(fam: Family, form: Form, variant: str, team_form: bool = False)
                       params_def=tuple(params_def), body=tuple(body), tests=tests, device_body=device_body,
                       gpu_tests=gpu_tests,
                       full_copy=not template and not fam.team and not soft and any(SYMMETRIC_CHECK in line for line in body))
-
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,10 +1,26 @@
-"""Device bodies: what an entry point's body becomes in CUDA device code, from its host body."""
+"""The targets an entry point's body is written for: the host library, and CUDA device code for the
+device-callable families. Both bodies are built by the same code (expand.py, check_code.py) from
+the same structure; a target says what each operation is called there and how its checks are laid
+out. The device half of the core (runtime/include/ishmem/cuda/device.cuh) has the host core's
+names under ishmemi::dev."""
 from __future__ import annotations
 
-from .loader import SpecError
+from dataclasses import dataclass
 
 
-def fused_checks(checks: list[tuple[str, str]]) -> list[str]:
+@dataclass(frozen=True)
+class Target:
+    name: str
+    core: str         # the core's operations: the routine's implementation, group_leads, enqueue
+    checks: str       # the check_/ok_ functions and the size arithmetic they use (mul_size, the extents)
+    fuse_checks: bool  # test every hard check with one branch (fused_checks)
+
+    def check_block(self, pairs: list[tuple[str, str]]) -> list[str]:
+        """The hard checks, (statement, predicate) pairs in order, as the body's lines."""
+        return fused_checks(pairs, self.core) if self.fuse_checks else [line for line, _ in pairs]
+
+
+def fused_checks(checks: list[tuple[str, str]], core: str) -> list[str]:
     """The device form of the checks: every predicate, joined by & so that the compiler evaluates
     them without branches, then one branch, taken only when one fails, to the reports in their usual
     order (the first failing one stops the kernel), then a call that never returns, so that the
@@ -14,23 +30,8 @@ def fused_checks(checks: list[tuple[str, str]]) -> list[str]:
     if len(checks) < 2 or any(not ok for _, ok in checks):
         return [line for line, _ in checks]
     return ([f"if (__builtin_expect(!({' & '.join(ok for _, ok in checks)}), 0)) {{"]
-            + [f"    {line}" for line, _ in checks] + ["    ishmemi::dev::fail_unreported(fn);", "}"])
+            + [f"    {line}" for line, _ in checks] + [f"    {core}fail_unreported(fn);", "}"])
 
 
-# The device body is the host body with the checks and the core call taken from ishmemi::dev, the
-# device half of the core (runtime/include/ishmem/cuda/device.cuh), which has the same names.
-_DEVICE_NAMES = (("ishmemi::impl::", "ishmemi::dev::"), ("ishmemi::check_", "ishmemi::dev::check_"),
-                 ("ishmemi::ok_", "ishmemi::dev::ok_"),
-                 ("ishmemi::strided_extent", "ishmemi::dev::strided_extent"),
-                 ("ishmemi::blocked_extent", "ishmemi::dev::blocked_extent"),
-                 ("ishmemi::team_size_or_zero", "ishmemi::dev::team_size_or_zero"),
-                 ("ishmemi::mul_size", "ishmemi::dev::mul_size"))
-# (ishmemi::impl::group_leads becomes ishmemi::dev::group_leads by the first pair.)
-
-
-def device_line(line: str) -> str:
-    for host, device in _DEVICE_NAMES:
-        line = line.replace(host, device)
-    if "ishmemi::" in line.replace("ishmemi::dev::", "").replace("ishmemi::sized_t", "").replace("ishmemi::in_table_v", "").replace("ishmemi::table_", ""):
-        raise SpecError([f"device body line names a host-only part of the core: {line}"])
-    return line
+HOST = Target("host", core="ishmemi::impl::", checks="ishmemi::", fuse_checks=False)
+DEVICE = Target("device", core="ishmemi::dev::", checks="ishmemi::dev::", fuse_checks=True)
