@@ -20,7 +20,8 @@ def _pointee(p: Param, form: Form) -> str:
 
 def _check_ctx(p: Param, c: Check, form: Form, fn: str, target: Target) -> checks.Ctx:
     pointee = _pointee(p, form)
-    return checks.Ctx(p.name, c.args, f"sizeof({pointee})", f"alignof({pointee})", fn, target.checks)
+    return checks.Ctx(p.name, c.args, f"sizeof({pointee})", f"alignof({pointee})", fn, target.checks,
+                      target.symmetric)
 
 
 def hard_checks(fam: Family, form: Form, target: Target) -> list[tuple[str, str]]:

@@ -23,6 +23,7 @@ class Ctx:
     align: str
     fn: str = "fn"
     ns: str = "ishmemi::"
+    symmetric: str = "check_symmetric"  # or check_symmetric_bounds: the bounds alone (targets.py)
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class CheckKind:
 def _symmetric(nbytes: Callable[[Ctx], str]) -> Callable[[Ctx], tuple[str, str]]:
     def code(c: Ctx) -> tuple[str, str]:
         n = nbytes(c)
-        return (f'{c.ns}check_symmetric(fn, "{c.name}", {c.name}, {n});', f"{c.ns}ok_symmetric({c.name}, {n})")
+        return (f'{c.ns}{c.symmetric}(fn, "{c.name}", {c.name}, {n});', f"{c.ns}ok_symmetric({c.name}, {n})")
     return code
 
 
@@ -79,7 +80,7 @@ KINDS: tuple[CheckKind, ...] = (
                               f"{c.ns}ok_power_of_two({c.name})"),
               text="``{p}`` is not a power of two"),
     CheckKind("symmetric_or_null",
-              hard=lambda c: (f'if ({c.name} != nullptr) {c.ns}check_symmetric(fn, "{c.name}", {c.name}, 0);',
+              hard=lambda c: (f'if ({c.name} != nullptr) {c.ns}{c.symmetric}(fn, "{c.name}", {c.name}, 0);',
                               f"({c.name} == nullptr || {c.ns}ok_symmetric({c.name}, 0))"),
               text="``{p}`` is neither null nor a symmetric address"),
     CheckKind("team", soft=lambda c: f"{c.ns}check_team({c.fn}, {c.name})",

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from .adapters import gpu_test_cases, host_test_case
 from .check_code import hard_checks, soft_checks
-from .model import SYMMETRIC_CHECK, EntryPoint, Family, Form, Param, statement
-from .targets import DEVICE, HOST, Target
+from .model import EntryPoint, Family, Form, Param, statement
+from .targets import DEVICE, HOST, HOST_BOUNDS, Target
 
 VARIANT_SUFFIX = {"base": "", "on_queue": "_on_queue", "work_group": "_work_group"}
 QUEUE_PARAMS = ("ishmem::queue& q", "const std::vector<ishmem::event>& deps = {}")
@@ -116,9 +116,9 @@ def _call_body(fam: Family, form: Form, variant: str, team_form: bool, name: str
     return body, soft
 
 
-def _on_queue_body(fam: Family, form: Form, team_form: bool, name: str, base_ret: str) -> tuple[list[str], list[str]]:
-    """The body of an _on_queue form (host only), and its soft checks' conditions."""
-    t = HOST
+def _on_queue_body(fam: Family, form: Form, team_form: bool, name: str, base_ret: str,
+                   t: Target) -> tuple[list[str], list[str]]:
+    """The body of an _on_queue form on t (a host target), and its soft checks' conditions."""
     body, hard, soft = _checked_head(fam, form, "on_queue", team_form, name, t)
     call = _core_call(fam, form, "base", [], t)
     inner = f"*ret = {call};" if base_ret != "void" else f"{call};"
@@ -156,7 +156,8 @@ def _entry_point(fam: Family, form: Form, variant: str, team_form: bool = False)
     tparams = ["typename T"] if form.kind == "generic" else []
     device_body = ()
     if variant == "on_queue":
-        body, soft = _on_queue_body(fam, form, team_form, name, base_ret)
+        body, soft = _on_queue_body(fam, form, team_form, name, base_ret, HOST)
+        bounds = _on_queue_body(fam, form, team_form, name, base_ret, HOST_BOUNDS)[0]
         if base_ret != "void":
             params.append(f"{base_ret}* ret")
         params_def = params + list(QUEUE_PARAMS_DEF)
@@ -168,9 +169,11 @@ def _entry_point(fam: Family, form: Form, variant: str, team_form: bool = False)
             tparams.append("typename Group")
         params_def = list(params)
         body, soft = _call_body(fam, form, variant, team_form, name, ret, HOST)
+        bounds = _call_body(fam, form, variant, team_form, name, ret, HOST_BOUNDS)[0]
         if fam.cuda:
             device_body = tuple(_call_body(fam, form, variant, team_form, name, ret, DEVICE)[0])
     template = f"template <{', '.join(tparams)}>" if tparams else ""
+    full_copy = not template and not fam.team and not soft and bounds != body
     header = "ishmem" if name.startswith("ishmem_") else "ishmemx"
     tests = ()
     if fam.test != "none":
@@ -189,7 +192,7 @@ def _entry_point(fam: Family, form: Form, variant: str, team_form: bool = False)
                       elem=form.elem, header=header, template=template, ret=ret, params=tuple(params),
                       params_def=tuple(params_def), body=tuple(body), tests=tests, device_body=device_body,
                       gpu_tests=gpu_tests,
-                      full_copy=not template and not fam.team and not soft and any(SYMMETRIC_CHECK in line for line in body))
+                      bounds_body=tuple(bounds) if full_copy else ())
 
 
 # ---------------------------------------------------------------------------------------------

@@ -112,11 +112,6 @@ def statement(ret: str, call: str) -> str:
     return f"return {call};" if ret != "void" else f"{call};"
 
 
-# The symmetric-heap check, and its form that checks the bounds alone (the library's default path).
-SYMMETRIC_CHECK = "ishmemi::check_symmetric("
-SYMMETRIC_BOUNDS = "ishmemi::check_symmetric_bounds("
-
-
 @dataclass(frozen=True)
 class EntryPoint:
     """One routine of the public API: a name, a declaration and the body that forwards to the core."""
@@ -137,16 +132,21 @@ class EntryPoint:
     device_body: tuple[str, ...] = ()  # the body compiled for CUDA device code ('' when not device-callable there)
     gpu_tests: tuple["TestCase", ...] = ()  # the same cases run by GPU code: in kernels, or on a CUDA stream
 
-    # Whether the library's definition runs a separate copy under ISHMEM_CHECK=full (see stub_body):
-    # for the one-sided routines with symmetric arguments, whose default path costs nanoseconds.
-    # Collectives (families with a team overload, or that check a team) keep one body: next to a
-    # collective the branch costs nothing, and a copy would only add code.
-    full_copy: bool = False
+    # The library's default path where it runs a separate copy under ISHMEM_CHECK=full (see
+    # stub_body): the body with the symmetric-heap checks of the bounds alone, for the one-sided
+    # routines with symmetric arguments, whose default path costs nanoseconds. Collectives (families
+    # with a team overload, or that check a team) keep one body: next to a collective the branch
+    # costs nothing, and a copy would only add code.
+    bounds_body: tuple[str, ...] = ()
 
     @property
     def arg_names(self) -> list[str]:
         """The parameter names, in order: the arguments of a call that passes every parameter on."""
         return [p.rsplit(" ", 1)[1] for p in self.params_def]
+
+    @property
+    def full_copy(self) -> bool:
+        return bool(self.bounds_body)
 
     @property
     def full_checked_body(self) -> tuple[str, ...]:
@@ -164,7 +164,7 @@ class EntryPoint:
         args = ", ".join(self.arg_names)
         dispatch = (f"if (__builtin_expect(ishmemi::state.check_full, 0)) "
                     f"return full_checked::{self.name}({args});")
-        return (dispatch,) + tuple(line.replace(SYMMETRIC_CHECK, SYMMETRIC_BOUNDS) for line in self.body)
+        return (dispatch,) + self.bounds_body
 
     @property
     def decl(self) -> str:

@@ -1,7 +1,7 @@
 """The targets an entry point's body is written for: the host library, and CUDA device code for the
 device-callable families. Both bodies are built by the same code (expand.py, check_code.py) from
 the same structure; a target says what each operation is called there and how its checks are laid
-out. The device half of the core (runtime/include/ishmem/cuda/device.cuh) has the host core's
+out. The host has two: the library's default path checks the symmetric heap's bounds alone. The device half of the core (runtime/include/ishmem/cuda/device.cuh) has the host core's
 names under ishmemi::dev."""
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ class Target:
     core: str         # the core's operations: the routine's implementation, group_leads, enqueue
     checks: str       # the check_/ok_ functions and the size arithmetic they use (mul_size, the extents)
     fuse_checks: bool  # test every hard check with one branch (fused_checks)
+    symmetric: str = "check_symmetric"  # the symmetric-heap check (of a pointer's bounds and allocation)
 
     def check_block(self, pairs: list[tuple[str, str]]) -> list[str]:
         """The hard checks, (statement, predicate) pairs in order, as the body's lines."""
@@ -34,4 +35,8 @@ def fused_checks(checks: list[tuple[str, str]], core: str) -> list[str]:
 
 
 HOST = Target("host", core="ishmemi::impl::", checks="ishmemi::", fuse_checks=False)
+# The library's default path of a routine it also compiles fully checked (EntryPoint.bounds_body):
+# the symmetric-heap checks test the bounds of the heap alone.
+HOST_BOUNDS = Target("host, bounds only", core="ishmemi::impl::", checks="ishmemi::", fuse_checks=False,
+                     symmetric="check_symmetric_bounds")
 DEVICE = Target("device", core="ishmemi::dev::", checks="ishmemi::dev::", fuse_checks=True)
