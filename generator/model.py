@@ -185,7 +185,7 @@ class EntryPoint:
         name need symbols of their own: a team overload is <prefix>_team_<rest of the name>, a
         family that overloads another's symbol is <prefix>_<family name>. C++ calls them through an
         inline overload of the shared name (see forwards), C through a macro that picks by
-        argument count (c_overload_macros)."""
+        argument count (c_bindings.c_macros)."""
         if self.template or self.variant == "on_queue":
             return ""
         if self.team_form:
