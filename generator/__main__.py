@@ -14,9 +14,9 @@ except ImportError as missing:  # e.g. a pyenv python3 first on PATH: retry with
         os.execv(system, [system, "-m", "generator", *sys.argv[1:]])
     sys.exit(f"generator: {missing}; install python3-jinja2, python3-yaml and python3-jsonschema")
 
-from .loader import SpecError, load_spec
-from .model import build_api
+from .build import build_api
 from .emit import render_all
+from .loader import SpecError, load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -2,7 +2,7 @@
 defined. Each entry gives what the spec may write (its arguments), whether a failure stops the job
 (hard) or is reported through the routine's status (soft), the C++ it becomes, and the sentence the
 reference prints. The schema's list of kinds (loader.py fills spec/schema.json's "check" definition
-from here), the generated code (model.py) and the docs (emit.py) all read this table.
+from here), the generated code (check_code.py) and the docs (emit.py) all read this table.
 
 Adding a kind: one CheckKind below, and the runtime's check_/ok_ functions it names."""
 from __future__ import annotations
@@ -14,12 +14,16 @@ from typing import Callable, Optional
 @dataclass(frozen=True)
 class Ctx:
     """What a check's code needs of the parameter: its name, its arguments in the spec, the sizeof
-    and alignof expressions of the element it points to, and the name of the routine variable."""
+    and alignof expressions of the element it points to, the name of the routine variable, and
+    where the check functions and the size arithmetic live on the target the code is for
+    (targets.py: ishmemi:: on the host, ishmemi::dev:: in CUDA device code, same names)."""
     name: str
     args: tuple[str, ...]
     size: str
     align: str
     fn: str = "fn"
+    ns: str = "ishmemi::"
+    symmetric: str = "check_symmetric"  # or check_symmetric_bounds: the bounds alone (targets.py)
 
 
 @dataclass(frozen=True)
@@ -42,88 +46,88 @@ class CheckKind:
 def _symmetric(nbytes: Callable[[Ctx], str]) -> Callable[[Ctx], tuple[str, str]]:
     def code(c: Ctx) -> tuple[str, str]:
         n = nbytes(c)
-        return (f'ishmemi::check_symmetric(fn, "{c.name}", {c.name}, {n});', f"ishmemi::ok_symmetric({c.name}, {n})")
+        return (f'{c.ns}{c.symmetric}(fn, "{c.name}", {c.name}, {n});', f"{c.ns}ok_symmetric({c.name}, {n})")
     return code
 
 
-def _team_elems(count: str) -> str:
-    return f"ishmemi::mul_size({count}, ishmemi::team_size_or_zero(team))"
+def _team_elems(c: Ctx, count: str) -> str:
+    return f"{c.ns}mul_size({count}, {c.ns}team_size_or_zero(team))"
 
 
 # Every size is computed by mul_size and the extents, which give SIZE_MAX where a product overflows:
 # no check passes that.
 KINDS: tuple[CheckKind, ...] = (
-    CheckKind("pe", hard=lambda c: (f"ishmemi::check_pe(fn, {c.name});", f"ishmemi::ok_pe({c.name})"),
+    CheckKind("pe", hard=lambda c: (f"{c.ns}check_pe(fn, {c.name});", f"{c.ns}ok_pe({c.name})"),
               text="``{p}`` is not a PE of the job"),
     CheckKind("aligned",
               # Atomics and waits on a misaligned element work on the CPU but fault on a GPU.
-              hard=lambda c: (f'ishmemi::check_aligned(fn, "{c.name}", {c.name}, {c.align});',
-                              f"ishmemi::ok_aligned({c.name}, {c.align})"),
+              hard=lambda c: (f'{c.ns}check_aligned(fn, "{c.name}", {c.name}, {c.align});',
+                              f"{c.ns}ok_aligned({c.name}, {c.align})"),
               text="``{p}`` is not aligned to its element type (an atomic access needs it)"),
     CheckKind("nonnull",
-              hard=lambda c: (f'ishmemi::check_nonnull(fn, "{c.name}", {c.name}, 1);',
-                              f"ishmemi::ok_nonnull({c.name}, 1)"),
+              hard=lambda c: (f'{c.ns}check_nonnull(fn, "{c.name}", {c.name}, 1);',
+                              f"{c.ns}ok_nonnull({c.name}, 1)"),
               text="``{p}`` is null"),
     CheckKind("positive",
-              hard=lambda c: (f'ishmemi::check_positive(fn, "{c.name}", {c.name});', f"ishmemi::ok_positive({c.name})"),
+              hard=lambda c: (f'{c.ns}check_positive(fn, "{c.name}", {c.name});', f"{c.ns}ok_positive({c.name})"),
               text="``{p}`` is not positive"),
-    CheckKind("sig_op", hard=lambda c: (f"ishmemi::check_sig_op(fn, {c.name});", f"ishmemi::ok_sig_op({c.name})"),
+    CheckKind("sig_op", hard=lambda c: (f"{c.ns}check_sig_op(fn, {c.name});", f"{c.ns}ok_sig_op({c.name})"),
               text="``{p}`` is neither ISHMEM_SIGNAL_SET nor ISHMEM_SIGNAL_ADD"),
-    CheckKind("cmp", hard=lambda c: (f"ishmemi::check_cmp(fn, {c.name});", f"ishmemi::ok_cmp({c.name})"),
+    CheckKind("cmp", hard=lambda c: (f"{c.ns}check_cmp(fn, {c.name});", f"{c.ns}ok_cmp({c.name})"),
               text="``{p}`` is not one of the ISHMEM_CMP_* operators"),
     CheckKind("power_of_two",
-              hard=lambda c: (f'ishmemi::check_power_of_two(fn, "{c.name}", {c.name});',
-                              f"ishmemi::ok_power_of_two({c.name})"),
+              hard=lambda c: (f'{c.ns}check_power_of_two(fn, "{c.name}", {c.name});',
+                              f"{c.ns}ok_power_of_two({c.name})"),
               text="``{p}`` is not a power of two"),
     CheckKind("symmetric_or_null",
-              hard=lambda c: (f'if ({c.name} != nullptr) ishmemi::check_symmetric(fn, "{c.name}", {c.name}, 0);',
-                              f"({c.name} == nullptr || ishmemi::ok_symmetric({c.name}, 0))"),
+              hard=lambda c: (f'if ({c.name} != nullptr) {c.ns}{c.symmetric}(fn, "{c.name}", {c.name}, 0);',
+                              f"({c.name} == nullptr || {c.ns}ok_symmetric({c.name}, 0))"),
               text="``{p}`` is neither null nor a symmetric address"),
-    CheckKind("team", soft=lambda c: f"ishmemi::check_team({c.fn}, {c.name})",
+    CheckKind("team", soft=lambda c: f"{c.ns}check_team({c.fn}, {c.name})",
               text="``{p}`` is not a valid team"),
     # An output handle: invalid until the routine succeeds, whatever makes it fail.
     CheckKind("team_out", hard=lambda c: (f"*{c.name} = ISHMEM_TEAM_INVALID;", "")),
-    CheckKind("ctx", hard=lambda c: (f"ishmemi::check_ctx(fn, {c.name});", ""),  # host only: no device twin
+    CheckKind("ctx", hard=lambda c: (f"{c.ns}check_ctx(fn, {c.name});", ""),  # host only: no device twin
               text="``{p}`` is not ISHMEMX_CTX_DEFAULT, ISHMEMX_CTX_INVALID or a live context (never made, or destroyed)"),
     CheckKind("ctx_out", hard=lambda c: (f"*{c.name} = ISHMEMX_CTX_INVALID;", "")),
     CheckKind("symmetric", arity=1,
-              hard=_symmetric(lambda c: f"ishmemi::mul_size({c.args[0]}, {c.size})"),
+              hard=_symmetric(lambda c: f"{c.ns}mul_size({c.args[0]}, {c.size})"),
               text="``{p}`` does not lie inside the symmetric heap"),
     CheckKind("nonnull_if", arity=1,
-              hard=lambda c: (f'ishmemi::check_nonnull(fn, "{c.name}", {c.name}, {c.args[0]});',
-                              f"ishmemi::ok_nonnull({c.name}, {c.args[0]})"),
+              hard=lambda c: (f'{c.ns}check_nonnull(fn, "{c.name}", {c.name}, {c.args[0]});',
+                              f"{c.ns}ok_nonnull({c.name}, {c.args[0]})"),
               text="``{p}`` is null while the count is nonzero"),
     CheckKind("symmetric_strided", arity=2,
-              hard=_symmetric(lambda c: f"ishmemi::mul_size(ishmemi::strided_extent({c.args[0]}, {c.args[1]}), {c.size})"),
+              hard=_symmetric(lambda c: f"{c.ns}mul_size({c.ns}strided_extent({c.args[0]}, {c.args[1]}), {c.size})"),
               text="the elements ``{p}`` spans do not lie inside the symmetric heap"),
     CheckKind("symmetric_blocked", arity=3,
-              hard=_symmetric(lambda c: "ishmemi::mul_size(ishmemi::blocked_extent("
+              hard=_symmetric(lambda c: f"{c.ns}mul_size({c.ns}blocked_extent("
                               f"{c.args[0]}, {c.args[1]}, {c.args[2]}), {c.size})"),
               text="the blocks ``{p}`` spans do not lie inside the symmetric heap"),
     CheckKind("team_pe", arity=1,
-              soft=lambda c: f'ishmemi::check_team_pe({c.fn}, {c.args[0]}, "{c.name}", {c.name})',
+              soft=lambda c: f'{c.ns}check_team_pe({c.fn}, {c.args[0]}, "{c.name}", {c.name})',
               text="``{p}`` is not a PE number of the team"),
     CheckKind("flags", arity=1,
               description="the parameter is a bitwise or of the flags in this C expression (a mask); other bits are an error",
-              soft=lambda c: f'ishmemi::check_flags({c.fn}, "{c.name}", {c.name}, {c.args[0]})',
+              soft=lambda c: f'{c.ns}check_flags({c.fn}, "{c.name}", {c.name}, {c.args[0]})',
               text="``{p}`` has bits other than those of ``{a}``"),
     CheckKind("symmetric_team", arity=1,
-              hard=_symmetric(lambda c: f"ishmemi::mul_size({_team_elems(c.args[0])}, {c.size})"),
+              hard=_symmetric(lambda c: f"{c.ns}mul_size({_team_elems(c, c.args[0])}, {c.size})"),
               text="``{p}`` (the given count times the team's size) does not lie inside the symmetric heap"),
     CheckKind("symmetric_team_strided", arity=2,
               description="[count, stride]: count times the team's size elements, stride apart",
-              hard=_symmetric(lambda c: "ishmemi::mul_size(ishmemi::strided_extent("
-                              f"{_team_elems(c.args[0])}, {c.args[1]}), {c.size})"),
+              hard=_symmetric(lambda c: f"{c.ns}mul_size({c.ns}strided_extent("
+                              f"{_team_elems(c, c.args[0])}, {c.args[1]}), {c.size})"),
               text="the elements ``{p}`` spans (the given count times the team's size, at its stride) do not lie "
                    "inside the symmetric heap"),
     CheckKind("no_partial_overlap", arity=2,
-              soft=lambda c: (f'ishmemi::check_no_partial_overlap({c.fn}, "{c.name}", {c.name}, "{c.args[0]}", '
-                              f"{c.args[0]}, ishmemi::mul_size({c.args[1]}, {c.size}))"),
+              soft=lambda c: (f'{c.ns}check_no_partial_overlap({c.fn}, "{c.name}", {c.name}, "{c.args[0]}", '
+                              f"{c.args[0]}, {c.ns}mul_size({c.args[1]}, {c.size}))"),
               text="``{p}`` and ``{a}`` overlap without being the same array"),
     CheckKind("outside_team", arity=2,
               description="[other, count]: the parameter's count elements lie outside other's count times the team's size elements",
-              soft=lambda c: (f'ishmemi::check_outside({c.fn}, "{c.name}", {c.name}, ishmemi::mul_size({c.args[1]}, '
-                              f'{c.size}), "{c.args[0]}", {c.args[0]}, ishmemi::mul_size({_team_elems(c.args[1])}, '
+              soft=lambda c: (f'{c.ns}check_outside({c.fn}, "{c.name}", {c.name}, {c.ns}mul_size({c.args[1]}, '
+                              f'{c.size}), "{c.args[0]}", {c.args[0]}, {c.ns}mul_size({_team_elems(c, c.args[1])}, '
                               f"{c.size}))"),
               text="``{p}`` overlaps ``{a}`` (the count times the team's size elements)"),
 )

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .c_bindings import LP64_BASIC_TYPE
 from .loader import SpecError
-from .model import LP64_BASIC_TYPE, Macro
+from .model import Macro
 
 OP_NAMES = ("and", "or", "xor", "max", "min", "sum", "prod")
 

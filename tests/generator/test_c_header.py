@@ -7,8 +7,9 @@ import re
 import pytest
 
 from generator.__main__ import ROOT, generate
+from generator.build import build_api
+from generator.c_bindings import LP64_BASIC_TYPE, c_macros
 from generator.loader import load_spec
-from generator.model import LP64_BASIC_TYPE, build_api, c_macros
 
 
 @pytest.fixture(scope="module")

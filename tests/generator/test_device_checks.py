@@ -10,10 +10,18 @@ import re
 import pytest
 
 from generator.__main__ import ROOT
+from generator.build import build_api
 from generator.loader import load_spec
-from generator.model import _device_line, build_api
 
+# A name of the host core: ishmemi:: or ishmemi::impl::, but not the element types and type-table
+# traits device code shares with the host.
+_HOST_NAME = re.compile(r"ishmemi::(?!sized_t<|in_table_v<|table_)(impl::)?")
 _REPORT = re.compile(r"^(?:if \((\w+) != nullptr\) )?ishmemi::dev::check_(\w+)\(fn(?:, \"\w+\")?(?:, (.*))?\);$")
+
+
+def _device_names(line: str) -> str:
+    """A host line with the core's names replaced by the device core's (ishmemi::dev::)."""
+    return _HOST_NAME.sub("ishmemi::dev::", line)
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +45,7 @@ def test_reports_and_predicates_pair_up_in_order(device_eps):
         assert body[end - 1].strip() == "ishmemi::dev::fail_unreported(fn);", ep.name
         reports = [l.strip() for l in body[i + 1:end - 1]]
         # The reports are the host body's checks, in its order, under device names.
-        assert reports == [_device_line(l) for l in host], ep.name
+        assert reports == [_device_names(l) for l in host], ep.name
         cond = body[i][len("if (__builtin_expect(!("):-len("), 0)) {")]
         preds = cond.split(" & ")
         assert len(preds) == len(reports), ep.name
@@ -51,6 +59,19 @@ def test_reports_and_predicates_pair_up_in_order(device_eps):
             assert pred == want, (ep.name, pred, want)
         fused += 1
     assert fused > 1000, "RMA, AMO, signal, p2p and collective device forms have two or more checks"
+
+
+def test_device_bodies_call_the_device_core_only(device_eps):
+    """Every name of the core a device body calls is ishmemi::dev::'s; only the types it shares
+    with the host (sized_t, the type tables) are ishmemi::'s. The host body is the same lines under
+    the host's names, checks aside (the device tests them with one branch)."""
+    for ep in device_eps:
+        for line in ep.device_body:
+            assert not _HOST_NAME.search(line.replace("ishmemi::dev::", "")), (ep.name, line)
+        unfused = [l.strip() for l in ep.device_body if not l.startswith("if (__builtin_expect(")
+                   and l not in ("}", "    ishmemi::dev::fail_unreported(fn);")]
+        assert unfused == [_device_names(l) for l in ep.body], ep.name
+    assert len(device_eps) > 1000
 
 
 def test_every_device_report_has_a_predicate():

@@ -4,8 +4,8 @@ from collections import Counter
 import pytest
 
 from generator.__main__ import ROOT
+from generator.build import build_api
 from generator.loader import load_spec
-from generator.model import build_api
 
 
 @pytest.fixture(scope="module")

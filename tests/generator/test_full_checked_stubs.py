@@ -8,8 +8,8 @@ body as the spec gives it (check_symmetric, which adds the allocation check).
 import pytest
 
 from generator.__main__ import ROOT
+from generator.build import build_api
 from generator.loader import load_spec
-from generator.model import build_api
 
 
 @pytest.fixture(scope="module")

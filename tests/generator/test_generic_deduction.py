@@ -9,8 +9,9 @@ import re
 import pytest
 
 from generator.__main__ import ROOT, generate
+from generator.build import build_api
+from generator.expand import NONDEDUCED_T, family_synopsis
 from generator.loader import SpecError, load_spec
-from generator.model import NONDEDUCED_T, build_api, family_synopsis
 
 from test_loader_errors import GOOD_FAMILY, errors_of
 

@@ -2,9 +2,9 @@
 no file holds more than GPU_CASES_PER_FILE weighted cases (so that no nvcc runs far longer than the
 rest of a parallel build)."""
 from generator.__main__ import ROOT
+from generator.build import build_api
 from generator.emit import GPU_CASES_PER_FILE, gpu_case_parts, gpu_case_weight
 from generator.loader import load_spec
-from generator.model import build_api
 
 
 def test_parts_keep_every_case_in_order_within_the_weight():

@@ -3,8 +3,8 @@ import textwrap
 
 import pytest
 
+from generator.build import build_api
 from generator.loader import SpecError, load_spec
-from generator.model import build_api
 
 GOOD_FAMILY = """\
 chapter: {name: demo, title: Demo, order: 1, intro: A chapter for tests.}

@@ -6,9 +6,9 @@ import shutil
 import pytest
 
 from generator.__main__ import ROOT
+from generator.build import build_api
 from generator.emit import render_all
 from generator.loader import SpecError, load_spec
-from generator.model import build_api
 
 
 @pytest.fixture(scope="module")

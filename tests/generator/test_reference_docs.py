@@ -3,9 +3,9 @@ sections, and an example program per family that exists and that the build runs.
 import re
 
 from generator.__main__ import ROOT, generate
+from generator.build import build_api
 from generator.emit import param_direction
 from generator.loader import load_spec
-from generator.model import build_api
 
 from test_loader_errors import GOOD_FAMILY, errors_of
 

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from generator.__main__ import ROOT
+from generator.build import build_api
+from generator.expand import family_synopsis
 from generator.loader import load_spec
-from generator.model import build_api, family_synopsis
 
 DATA = Path(__file__).parent / "data" / "seed_signatures.txt"
 

@@ -6,8 +6,9 @@ import re
 import pytest
 
 from generator.__main__ import ROOT, generate
+from generator.build import build_api
 from generator.loader import load_spec
-from generator.model import build_api, shmem_routines
+from generator.openshmem import shmem_routines
 
 from test_c_header import c_part
 

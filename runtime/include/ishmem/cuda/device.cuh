@@ -86,7 +86,7 @@ template <class T> __device__ inline ::cuda::atomic_ref<T, ::cuda::thread_scope_
 
 // Each check is a predicate (ok_*: true when the argument is good) and a report (check_*: the line
 // and the trap when it is not). Entry points test all their predicates at once and call the reports
-// only when one fails (generator/model.py, _fused_checks). ISHMEM_DEVICE_CHECKS=0 makes every
+// only when one fails (generator/targets.py, fused_checks). ISHMEM_DEVICE_CHECKS=0 makes every
 // predicate true, so that the compiler drops both.
 inline constexpr bool device_checks_on = ISHMEM_DEVICE_CHECKS != 0;
 __device__ inline bool ok_init() { return !device_checks_on || dstate.initialized; }
