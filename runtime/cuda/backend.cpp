@@ -14,10 +14,12 @@
 
 #include "../src/config.h"
 #include "../src/gpu_backend.h"
+#include "../src/nodes.h"
 #include "../src/print.h"
 #include "cuda_call.h"
 #include "ishmem/cuda/device_state.h"
 #include "ishmem/impl/teams.h"
+#include "ishmem/impl/transport.h"
 
 namespace ishmemi {
 
@@ -36,6 +38,8 @@ error_mailbox* mailbox = nullptr;             // mapped pinned host memory
 print_ring* prints = nullptr;                 // mapped pinned host memory
 unsigned long long* print_tickets = nullptr;  // GPU memory
 device_team* device_teams = nullptr;          // GPU memory: team_slots_max entries (gpu_team_set)
+void* proxy_ring = nullptr;                   // mapped pinned host memory; null on one node
+unsigned char* pe_remote = nullptr;           // GPU memory: n_pes flags; null on one node
 std::atomic<bool> stop_watcher{false};
 std::thread* watcher = nullptr;  // never destroyed while running: a program may exit without finalize
 
@@ -231,6 +235,22 @@ void gpu_backend_start() {
           "cudaMalloc");
     check(cudaMemset(device_teams, 0, team_slots_max * sizeof(device_team)), routine, "cudaMemset");
 
+    // A job over several nodes: device code reaches the PEs of other nodes through the proxy
+    // (cuda/remote.cuh), whose ring lies where both this GPU and the proxy thread reach it.
+    ishmemi::proxy::ring_header* dev_ring = nullptr;
+    if (!job_on_one_node()) {
+        const size_t ring_bytes = ishmemi::proxy::ring_bytes(config.proxy_slots);
+        check(cudaHostAlloc(&proxy_ring, ring_bytes, cudaHostAllocMapped), routine, "allocating the proxy's ring");
+        memset(proxy_ring, 0, ring_bytes);
+        void* dev = nullptr;
+        check(cudaHostGetDevicePointer(&dev, proxy_ring, 0), routine, "cudaHostGetDevicePointer");
+        dev_ring = static_cast<ishmemi::proxy::ring_header*>(dev);
+        std::vector<unsigned char> flags(static_cast<size_t>(state.n_pes));
+        for (int pe = 0; pe < state.n_pes; ++pe) flags[static_cast<size_t>(pe)] = is_remote(pe) ? 1 : 0;
+        check(cudaMalloc(reinterpret_cast<void**>(&pe_remote), flags.size()), routine, "cudaMalloc");
+        check(cudaMemcpy(pe_remote, flags.data(), flags.size(), cudaMemcpyHostToDevice), routine, "cudaMemcpy");
+    }
+
     device_state s{};
     s.initialized = 1;
     s.device = this_device;
@@ -253,6 +273,8 @@ void gpu_backend_start() {
     s.medium_reduce_limit = static_cast<unsigned>(config.gpu_medium_reduce_bytes);
     s.medium_part = static_cast<unsigned>(config.gpu_medium_part);
     s.broadcast_piece = static_cast<unsigned>(config.gpu_broadcast_piece);
+    s.proxy = dev_ring;
+    s.pe_remote = pe_remote;
     stop_watcher = false;
     watcher = new std::thread(watch);
     std::lock_guard<std::mutex> lock(setters_mutex);
@@ -271,6 +293,8 @@ void gpu_team_set(int slot, const team_t* t) {
         gpu::fill_zero(medium_region() + static_cast<size_t>(slot) * sizeof(gpu_medium_slot),
                        offsetof(gpu_medium_slot, stage));
 }
+
+void* gpu_proxy_ring() { return cuda::proxy_ring; }
 
 void gpu_backend_stop() {
     using namespace cuda;
@@ -291,6 +315,10 @@ void gpu_backend_stop() {
         watcher = nullptr;
     }
     cudaFreeHost(prints);
+    cudaFreeHost(proxy_ring);  // after the transport that served it (finalize destroys that first)
+    cudaFree(pe_remote);
+    proxy_ring = nullptr;
+    pe_remote = nullptr;
     cudaFree(print_tickets);
     cudaFree(device_teams);
     device_teams = nullptr;

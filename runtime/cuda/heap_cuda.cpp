@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../src/heap.h"
+#include "../src/nodes.h"
 #include "cuda_call.h"
 #include "ishmem/cuda/device_state.h"
 #include "ishmem/impl/teams.h"
@@ -78,7 +79,14 @@ void gpu_heap_create(bootstrap& boot, size_t user_size, size_t alignment) {
     access.location.id = dev;
     access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
     char** bases = new char*[n];
+    const int* node = node_table();
     for (int pe = 0; pe < n; ++pe) {
+        // A PE of another node: its slot stays unmapped and its base null (impl/transport.h's
+        // is_remote); it is reached through the transport.
+        if (node[pe] != node[me]) {
+            bases[pe] = nullptr;
+            continue;
+        }
         if (pe == me) {
             handles[pe] = mine;
         } else {
@@ -114,6 +122,7 @@ void gpu_heap_destroy() {
     const cuda::driver_api& d = cuda::driver();
     cudaDeviceSynchronize();
     for (size_t pe = 0; pe < handles.size(); ++pe) {
+        if (!state.peer_base[pe]) continue;  // another node's
         d.mem_unmap(reinterpret_cast<CUdeviceptr>(state.peer_base[pe]), mapped_size);
         d.mem_release(handles[pe]);
     }

@@ -21,6 +21,7 @@ bool gpu_backend_usable(const char** why) {
 void gpu_backend_bind(bootstrap&) { no_cuda("gpu_backend_bind"); }
 void gpu_backend_start() { no_cuda("gpu_backend_start"); }
 void gpu_backend_stop() {}
+void* gpu_proxy_ring() { return nullptr; }
 void gpu_team_set(int, const team_t*) { no_cuda("gpu_team_set"); }
 void gpu_heap_create(bootstrap&, size_t, size_t) { no_cuda("a heap in GPU memory"); }
 void gpu_heap_destroy() {}

@@ -15,6 +15,10 @@ void gpu_backend_bind(bootstrap& boot);
 // After the heap exists: gives the device-visible state to every module that includes ishmem.h
 // and starts the watcher that reports device-side errors.
 void gpu_backend_start();
+// The memory of the proxy ring through which device code reaches the PEs of other nodes (mapped
+// pinned host memory of proxy::ring_bytes(config.proxy_slots) bytes, made by gpu_backend_start when
+// the job spans nodes), for the proxy transport that serves it; null on one node.
+void* gpu_proxy_ring();
 // At finalize, before the heap goes: stops the watcher and waits for the GPU's queued work.
 void gpu_backend_stop();
 // The device's view of team slot `slot` on this PE: t (installed: its GPU barrier counters are

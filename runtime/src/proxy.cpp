@@ -17,6 +17,11 @@ namespace ishmemi {
 
 namespace {
 
+static_assert(proxy::rmw_load == op_load && proxy::rmw_store == op_store && proxy::rmw_swap == op_swap &&
+                  proxy::rmw_cswap == op_cswap && proxy::rmw_add == op_add && proxy::rmw_and == op_and &&
+                  proxy::rmw_or == op_or && proxy::rmw_xor == op_xor,
+              "the ring's AMO codes are runtime.h's rmw_op numbers");
+
 using proxy::host_mem;
 using proxy::request;
 

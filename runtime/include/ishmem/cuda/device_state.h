@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "ishmem/impl/api.h"
+#include "ishmem/impl/proxy_ring.h"
 
 namespace ishmemi::cuda {
 
@@ -207,6 +208,9 @@ struct device_state {
     unsigned medium_part;          // ISHMEM_GPU_MEDIUM_PART_BYTES: the least bytes of a part
     unsigned broadcast_piece;      // ISHMEM_GPU_BROADCAST_PIECE_BYTES: the least bytes of a piece of a
                                    // relayed broadcast (0: the root stores into every member)
+    // A job over several nodes (cuda/remote.cuh); both null on one node.
+    ishmemi::proxy::ring_header* proxy;  // this PE's proxy ring, in mapped pinned host memory
+    const unsigned char* pe_remote;      // n_pes flags (GPU memory): 1 where the PE is on another node
 };
 
 using device_state_setter = void (*)(const device_state*);

@@ -42,6 +42,10 @@ enum op_kind : uint8_t {
     req_nop,         // nothing: waited, it says that every earlier request reached the transport
 };
 
+// An AMO's operation, as runtime.h's rmw_op numbers it (proxy.cpp checks that they agree): spelled
+// here too so that device code, which does not include runtime.h, can post AMOs.
+enum rmw_code : uint8_t { rmw_load, rmw_store, rmw_swap, rmw_cswap, rmw_add, rmw_and, rmw_or, rmw_xor };
+
 // flag_inline: a put's data (bytes <= 8) is in `value` instead of at `source`, and a get's comes
 // back as the answer instead of into `dest`: how a GPU thread puts a register (p) or gets into one
 // (g), whose address the proxy cannot reach.
@@ -50,7 +54,7 @@ enum : uint8_t { flag_nbi = 1, flag_add = 2, flag_inline = 4 };
 // One request; 64 bytes, so that a cell is two cache lines with its sequence word.
 struct request {
     uint8_t op;     // op_kind
-    uint8_t rmw;    // rmw_op of an AMO (runtime.h)
+    uint8_t rmw;    // an AMO's rmw_code
     uint8_t size;   // an AMO's word size (4 or 8)
     uint8_t flags;  // flag_nbi, flag_add
     int32_t pe;

@@ -1,0 +1,128 @@
+// Device operations on PEs of other nodes (docs/design.rst, 'Scale-out'): a GPU thread cannot call
+// the transport, so it posts each operation into its PE's proxy ring (impl/proxy_ring.h, in mapped
+// pinned host memory), and the PE's proxy thread performs it through the same transport as the
+// host's calls (runtime/src/proxy.cpp). Requests of one thread reach the transport in the order
+// posted; fence posts the transport's fence, quiet a waited quiet. Blocking puts wait for the proxy
+// to have read their source, gets and fetching atomics for the answer.
+//
+// On a job of one node dstate.pe_remote and dstate.proxy are null: is_remote is one load from
+// constant memory and a compare, and the NVLink paths stay as they were.
+#pragma once
+
+#if !defined(__CUDACC__)
+#error "ishmem/cuda/remote.cuh is for nvcc"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ishmem/cuda/device_state.h"
+#include "ishmem/cuda/proxy_post.cuh"
+
+namespace ishmemi::dev {
+
+// True when pe's heap is not mapped here (a PE of another node).
+__device__ inline bool is_remote(int pe) { return dstate.pe_remote != nullptr && dstate.pe_remote[pe] != 0; }
+// True when the job spans nodes: fence and quiet then also order and complete proxied operations.
+__device__ inline bool has_remote_pes() { return dstate.proxy != nullptr; }
+
+__device__ inline uint64_t remote_addr(const void* p) { return reinterpret_cast<uintptr_t>(p); }
+
+__device__ inline ishmemi::proxy::request remote_request(uint8_t op, int pe) {
+    ishmemi::proxy::request q{};
+    q.op = op;
+    q.pe = pe;
+    return q;
+}
+
+__device__ inline uint64_t remote_call(const ishmemi::proxy::request& q) { return proxy_call(dstate.proxy, q); }
+
+// The bits of a value of up to 8 bytes, and back: AMO operands and inline data travel as words.
+template <class T> __device__ inline uint64_t to_word(T v) {
+    static_assert(sizeof(T) <= 8, "a word holds at most 8 bytes");
+    uint64_t w = 0;
+    memcpy(&w, &v, sizeof v);
+    return w;
+}
+template <class T> __device__ inline T from_word(uint64_t w) {
+    T v;
+    memcpy(&v, &w, sizeof v);
+    return v;
+}
+
+// ---- RMA ------------------------------------------------------------------------------------------
+
+// source is read by the proxy: a blocking put waits until it has been (the caller may reuse it at
+// once), an nbi one returns when posted (complete at quiet, as the spec allows).
+__device__ inline void remote_put(void* dest, const void* source, size_t bytes, int pe, bool nbi) {
+    if (bytes == 0) return;
+    ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_put, pe);
+    q.dest = remote_addr(dest), q.source = remote_addr(source), q.bytes = bytes;
+    q.flags = nbi ? ishmemi::proxy::flag_nbi : 0;
+    remote_call(q);
+}
+__device__ inline void remote_get(void* dest, const void* source, size_t bytes, int pe) {
+    if (bytes == 0) return;
+    ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_get, pe);
+    q.dest = remote_addr(dest), q.source = remote_addr(source), q.bytes = bytes;
+    remote_call(q);
+}
+// p and g: the value travels in the request and the answer (a register has no address the proxy
+// can reach). p is complete at quiet, like a store over NVLink.
+template <class T> __device__ inline void remote_p(T* dest, T value, int pe) {
+    ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_put, pe);
+    q.dest = remote_addr(dest), q.bytes = sizeof(T), q.value = to_word(value);
+    q.flags = ishmemi::proxy::flag_inline | ishmemi::proxy::flag_nbi;
+    remote_call(q);
+}
+template <class T> __device__ inline T remote_g(const T* source, int pe) {
+    ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_get, pe);
+    q.source = remote_addr(source), q.bytes = sizeof(T), q.flags = ishmemi::proxy::flag_inline;
+    return from_word<T>(remote_call(q));
+}
+// count elements of elem bytes, element k between dest + k * dstride and source + k * sstride
+// (strides in bytes); blocking.
+__device__ inline void remote_strided(bool put, void* dest, ptrdiff_t dstride, const void* source, ptrdiff_t sstride,
+                                      size_t elem, size_t count, int pe) {
+    if (count == 0) return;
+    ishmemi::proxy::request q =
+        remote_request(put ? ishmemi::proxy::req_put_strided : ishmemi::proxy::req_get_strided, pe);
+    q.dest = remote_addr(dest), q.source = remote_addr(source), q.bytes = elem, q.value = count;
+    q.cond = static_cast<uint64_t>(dstride), q.sig_addr = static_cast<uint64_t>(sstride);
+    remote_call(q);
+}
+
+// ---- AMOs and signals -------------------------------------------------------------------------------
+
+// A fetching atomic (op: an ishmemi::proxy::rmw_code), done by the target's node so that it is atomic
+// with the atomics of that node's GPUs; returns the old value.
+template <class T> __device__ inline T remote_amo(uint8_t op, T* dest, T value, T cond, int pe) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "remote atomics are on words of 4 or 8 bytes");
+    ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_amo, pe);
+    q.rmw = op, q.size = sizeof(T), q.dest = remote_addr(dest), q.value = to_word(value), q.cond = to_word(cond);
+    return from_word<T>(remote_call(q));
+}
+// A non-fetching one: posted, complete at quiet.
+template <class T> __device__ inline void remote_amo_post(uint8_t op, T* dest, T value, int pe) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "remote atomics are on words of 4 or 8 bytes");
+    ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_amo_post, pe);
+    q.rmw = op, q.size = sizeof(T), q.dest = remote_addr(dest), q.value = to_word(value);
+    remote_call(q);
+}
+// The data, then the signal (set, or add when add), as one request: the target sees the signal
+// only after the data. Blocking unless nbi, as remote_put.
+__device__ inline void remote_put_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
+                                         uint64_t signal, bool add, int pe, bool nbi) {
+    ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_put_signal, pe);
+    q.dest = remote_addr(dest), q.source = remote_addr(source), q.bytes = bytes;
+    q.sig_addr = remote_addr(sig_addr), q.value = signal;
+    q.flags = static_cast<uint8_t>((add ? ishmemi::proxy::flag_add : 0) | (nbi ? ishmemi::proxy::flag_nbi : 0));
+    remote_call(q);
+}
+
+// ---- ordering -----------------------------------------------------------------------------------------
+
+__device__ inline void remote_fence() { remote_call(remote_request(ishmemi::proxy::req_fence, -1)); }
+__device__ inline void remote_quiet() { remote_call(remote_request(ishmemi::proxy::req_quiet, -1)); }
+
+}  // namespace ishmemi::dev
