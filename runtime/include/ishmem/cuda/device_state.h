@@ -137,7 +137,7 @@ struct gpu_medium_slot {
 };
 inline constexpr int medium_slots = 8;
 // Whether [a, a + bytes) lies in the heap [lo, lo + size) (a null address with no bytes passes too):
-// the device's address check (device.cuh, ok_symmetric). The address is compared with bounds
+// the device's address check (cuda/common.cuh, ok_symmetric). The address is compared with bounds
 // computed without it, so that where it comes from a load (a pointer chase of g calls) one compare,
 // not a subtraction and two compares, stands between it and the check's branch.
 ISHMEM_HD constexpr bool in_heap(uintptr_t a, size_t bytes, uintptr_t lo, size_t size) {

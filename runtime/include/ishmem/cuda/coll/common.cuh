@@ -4,6 +4,10 @@
 // Included through cuda/collectives.cuh at the end of device.cuh.
 #pragma once
 
+#include "ishmem/cuda/common.cuh"
+#include "ishmem/cuda/sync.cuh"
+#include "ishmem/cuda/teams.cuh"
+
 namespace ishmemi::dev {
 namespace coll {
 
