@@ -1,4 +1,4 @@
-// The device's address check (ishmem/cuda/device_state.h, in_heap; device.cuh's ok_symmetric calls
+// The device's address check (ishmem/cuda/device_state.h, in_heap; cuda/common.cuh's ok_symmetric calls
 // it): [a, a + bytes) must lie in the heap [lo, lo + size). Its bounds are written to keep the
 // address off a subtraction, so the edges are checked here on the host, where any machine runs them.
 #include <gtest/gtest.h>

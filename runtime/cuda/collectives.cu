@@ -102,11 +102,11 @@ unsigned blocks_for(size_t bytes, size_t per_block) {
     return static_cast<unsigned>(b < 1 ? 1 : b > static_cast<size_t>(sm_count) ? sm_count : b);
 }
 
-// Calls that go through the ring (ishmem/cuda/collectives.cuh, through_ring) run as one block: the
+// Calls that go through the ring (ishmem/cuda/coll/ring.cuh, through_ring) run as one block: the
 // device code decides by size alone, and a grid would not take the ring.
 bool through_ring(size_t received) { return received <= config.gpu_stage_bytes; }
 
-// Calls that go through the medium stage instead (ishmem/cuda/collectives.cuh, via_medium; the ring
+// Calls that go through the medium stage instead (ishmem/cuda/coll/medium.cuh, via_medium; the ring
 // ruled out first) run one block per part with data: each block handles its part alone, without
 // grid syncs. n: the team's size; all_send: every member sends its block to every member.
 bool through_medium(int team, size_t n, size_t limit, bool all_send, size_t block_bytes) {

@@ -75,7 +75,7 @@ def test_device_bodies_call_the_device_core_only(device_eps):
 
 
 def test_every_device_report_has_a_predicate():
-    src = (ROOT / "runtime/include/ishmem/cuda/device.cuh").read_text()
+    src = "".join(p.read_text() for p in sorted((ROOT / "runtime/include/ishmem/cuda").rglob("*.cuh")))
     reports = set(re.findall(r"__device__ inline void check_(\w+)\(", src))
     preds = set(re.findall(r"__device__ inline bool ok_(\w+)\(", src))
     assert reports and reports <= preds, reports - preds

@@ -405,7 +405,7 @@ __global__ void broadcast_by(caller who, ishmem_team_t team, int* dest, const in
 }
 
 // Broadcasts larger than the stage takes. On three or more members the root hands each piece to
-// one other member, which passes it on (collectives.cuh, broadcast_relayed); on two the root writes
+// one other member, which passes it on (ishmem/cuda/coll/broadcast.cuh, broadcast_relayed); on two the root writes
 // the whole array. Every root, on the world and on every PE but the first, called from a thread, a
 // warp, a block, the host and a stream, in place and not, with an odd element count (the last piece
 // shorter, and a tail narrower than the widest words). PEs outside the team or the round find their

@@ -103,7 +103,7 @@ struct gpu_sync_slot {
     alignas(64) unsigned long long ready[max_members];
     alignas(64) unsigned long long done[max_members];
     alignas(64) unsigned long long counts[max_members];
-    // A large broadcast on three or more members (collectives.cuh, broadcast_relayed): the root sets
+    // A large broadcast on three or more members (coll/broadcast.cuh, broadcast_relayed): the root sets
     // pieces[p] at piece p's carrier to the call's number once the piece is in the carrier's dest;
     // piece_blocks[p] counts the blocks of one of the library's grids that have stored their share
     // of piece p, so that the last one sets the flag (back to 0 then).
@@ -138,7 +138,7 @@ struct gpu_medium_slot {
 };
 inline constexpr int medium_slots = 8;
 // Whether [a, a + bytes) lies in the heap [lo, lo + size) (a null address with no bytes passes too):
-// the device's address check (device.cuh, ok_symmetric). The address is compared with bounds
+// the device's address check (cuda/common.cuh, ok_symmetric). The address is compared with bounds
 // computed without it, so that where it comes from a load (a pointer chase of g calls) one compare,
 // not a subtraction and two compares, stands between it and the check's branch.
 ISHMEM_HD constexpr bool in_heap(uintptr_t a, size_t bytes, uintptr_t lo, size_t size) {
@@ -163,7 +163,7 @@ ISHMEM_HD inline bool medium_takes(int slot, unsigned limit, size_t blocks, size
     return slot >= 0 && slot < medium_slots && blocks * medium_stride(block_bytes) <= limit;
 }
 
-// A relayed broadcast (collectives.cuh, broadcast_relayed): whether a team of n members relays,
+// A relayed broadcast (coll/broadcast.cuh, broadcast_relayed): whether a team of n members relays,
 // and how the array is cut into pieces of at least `least` bytes (ISHMEM_GPU_BROADCAST_PIECE_BYTES;
 // 0: no relay), each carried by one of the n - 1 members other than the root. Host and device cut
 // alike.
