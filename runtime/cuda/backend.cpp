@@ -79,6 +79,12 @@ char* medium_region() { return sync_region() + team_slots_max * sizeof(gpu_sync_
         case err_team_size:
             fatal(routine, "team %lld has %lld PEs; collectives in device code serve teams of at most %lld", m.a, m.b,
                   m.c);
+        case err_team_nodes:
+            fatal(routine,
+                  "team %lld has members on other nodes: on the CUDA backend the data collectives (broadcast, "
+                  "collect, reductions, alltoall, ...) serve teams of one node for now; barriers, sync, RMA, "
+                  "atomics and signals reach other nodes",
+                  m.a);
         case err_unreported:
             fatal(routine, "internal error: an argument check failed without naming its reason; please report it");
         default:
@@ -286,7 +292,10 @@ void gpu_backend_start() {
 void gpu_team_set(int slot, const team_t* t) {
     using namespace cuda;
     device_team d{};
-    if (t && t->valid) d = {t->start, t->stride, t->size, t->my_index};
+    if (t && t->valid) {
+        d = {t->start, t->stride, t->size, t->my_index, 0};
+        for (int i = 0; i < t->size; ++i) d.spans_nodes |= is_remote(t->start + i * t->stride) ? 1 : 0;
+    }
     gpu::copy(device_teams + slot, &d, sizeof d);
     if (t) gpu::fill_zero(sync_region() + static_cast<size_t>(slot) * sizeof(gpu_sync_slot), sizeof(gpu_sync_slot));
     if (t && slot < medium_slots)  // its counters, flags and acks; a stage holds nothing until flagged

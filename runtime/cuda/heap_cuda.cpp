@@ -118,6 +118,8 @@ void gpu_heap_create(bootstrap& boot, size_t user_size, size_t alignment) {
     cuda::check(cudaDeviceSynchronize(), routine, "zeroing the GPU heap");
 }
 
+size_t gpu::heap_span() { return mapped_size; }
+
 void gpu_heap_destroy() {
     const cuda::driver_api& d = cuda::driver();
     cudaDeviceSynchronize();

@@ -28,6 +28,7 @@ void gpu_heap_destroy() {}
 
 namespace gpu {
 void copy(void*, const void*, size_t) { no_cuda("gpu::copy"); }
+size_t heap_span() { return 0; }
 void copy_2d(void*, size_t, const void*, size_t, size_t, size_t) { no_cuda("gpu::copy_2d"); }
 void fill_zero(void*, size_t) { no_cuda("gpu::fill_zero"); }
 bool copy_async(CUstream_st*, void*, const void*, size_t, const void*) { no_cuda("gpu::copy_async"); }

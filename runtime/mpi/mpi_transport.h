@@ -27,9 +27,16 @@ namespace ishmemi::mpi {
 // MPI counts are ints: transfers of more bytes go in slices of this many.
 constexpr size_t slice_bytes = size_t{1} << 30;
 
+// Where a symmetric address lies: the windows' memory (the internal region, and the heap unless it
+// is reached by messages), the executable's globals, or the heap reached by messages
+// (remote_heap_by_messages: a GPU heap, which the target's node lands with gpu::copy and gpu::rmw).
+enum region_kind : uint8_t { region_window = 0, region_globals = 1, region_messages = 2 };
+
 // A request for an AMO on the receiving PE; it answers with the old value on reply_tag. A small
 // put-with-signal is one too: its data_bytes of data follow it in the message, and the receiver
-// stores them at data_disp of data_region before it updates the signal.
+// stores them at data_disp of data_region before it updates the signal. On the heap reached by
+// messages, a put is one (op am_put: the data and nothing after it) and a get is one (op am_get:
+// the receiver sends `value` bytes from disp of region back on reply_tag).
 struct am_request {
     uint8_t op, size, region, silent;  // silent: posted (amo_post), no answer
     int32_t reply_tag;
@@ -44,8 +51,14 @@ struct am_message {
     am_request r;
     unsigned char data[am_data_max];
 };
+enum : uint8_t { am_put = 32, am_get = 33 };  // beyond rmw_op's codes
+// The most bytes one am_get answers; a larger get is several.
+constexpr size_t am_get_max = size_t{1} << 20;
 constexpr int tag_request = 1;
 constexpr int tag_reply_first = 2, tag_replies = 30000;  // reply tags stay below MPI's minimum MPI_TAG_UB
+
+// Copies between a heap reached by messages and host memory (transport_mpi_messages.cpp).
+void copy_heap(void* dst, const void* src, size_t bytes);
 
 class mpi_transport final : public transport {
   public:
@@ -97,7 +110,7 @@ class mpi_transport final : public transport {
     struct target {
         MPI_Win win;
         MPI_Aint disp;
-        uint8_t region;  // 0: internal region and heap, 1: globals
+        uint8_t region;  // a region_kind
     };
 
     MPI_Win make_window(void* base, size_t bytes);
@@ -108,6 +121,12 @@ class mpi_transport final : public transport {
     void complete_posts();
     char* bounce(const void* source, size_t bytes);
     target locate(const void* addr);
+    // The heap reached by messages (transport_mpi_messages.cpp).
+    void put_messages(const target& t, const void* source, size_t bytes, int pe);
+    void get_messages(void* dest, const target& t, size_t bytes, int pe);
+    void strided_messages(bool is_put, void* dest, ptrdiff_t dstride, const void* source, ptrdiff_t sstride,
+                          size_t elem, size_t count, int pe);
+    void serve_get(const am_request& r, int to);
 
     // ---- collectives ---------------------------------------------------------------------------
     // Up to these sizes (a member's bytes; alltoall: a block) the collectives are point-to-point
@@ -175,8 +194,11 @@ class mpi_transport final : public transport {
     MPI_Comm am_comm_ = MPI_COMM_NULL;
     std::vector<MPI_Comm> comms_;  // by team slot
     int me_ = 0;
-    char* heap_lo_ = nullptr;  // my internal region, then my heap
+    char* heap_lo_ = nullptr;  // my window's memory: my internal region (then my heap, unless by messages)
     size_t heap_bytes_ = 0;
+    char* msg_lo_ = nullptr;  // my heap when it is reached by messages (a GPU heap: its whole mapping)
+    size_t msg_bytes_ = 0;
+    std::vector<char> get_stage_;  // serve_get's staging buffer (under mpi_lock_)
     MPI_Win heap_win_ = MPI_WIN_NULL, globals_win_ = MPI_WIN_NULL;
     std::atomic<bool> dirty_{false};  // puts or nbi gets that a quiet has yet to complete
     // Blocking puts of up to bounce_max bytes go out from copies in this ring (see the top of

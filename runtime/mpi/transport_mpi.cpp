@@ -69,8 +69,16 @@ mpi_transport::mpi_transport(MPI_Comm world, long max_sleep_us) : max_sleep_us_(
     check(MPI_Comm_dup(world, &comms_[ISHMEM_TEAM_WORLD]), "MPI_Comm_dup");
     MPI_Comm_set_errhandler(comms_[ISHMEM_TEAM_WORLD], MPI_ERRORS_RETURN);
 
-    heap_lo_ = state.heap_base - internal_size;
-    heap_bytes_ = internal_size + state.heap_size;
+    // The window covers the internal region, and the heap after it unless the heap is reached by
+    // messages (a GPU heap, which MPI need not be able to reach: transport_mpi_messages.cpp).
+    heap_lo_ = internal_base(state.my_pe);
+    heap_bytes_ = internal_size;
+    if (remote_heap_by_messages()) {
+        msg_lo_ = state.heap_base;
+        msg_bytes_ = heap_on_gpu() ? gpu::heap_span() : state.heap_size;
+    } else {
+        heap_bytes_ += state.heap_size;  // (the host heap follows its internal region)
+    }
     heap_win_ = make_window(heap_lo_, heap_bytes_);
     globals_win_ = make_window(state.globals_base, state.globals_size);  // size 0 where there are none
 
@@ -116,17 +124,21 @@ MPI_Win mpi_transport::make_window(void* base, size_t bytes) {
 // The window and displacement of a symmetric address (the entry points checked that it is one).
 mpi_transport::target mpi_transport::locate(const void* addr) {
     const uintptr_t a = reinterpret_cast<uintptr_t>(addr);
+    const uintptr_t m = a - reinterpret_cast<uintptr_t>(msg_lo_);
+    if (m < msg_bytes_) return {MPI_WIN_NULL, static_cast<MPI_Aint>(m), region_messages};
     const uintptr_t h = a - reinterpret_cast<uintptr_t>(heap_lo_);
-    if (h < heap_bytes_) return {heap_win_, static_cast<MPI_Aint>(h), 0};
+    if (h < heap_bytes_) return {heap_win_, static_cast<MPI_Aint>(h), region_window};
     const uintptr_t g = a - reinterpret_cast<uintptr_t>(state.globals_base);
     if (g < state.globals_size) {
         dirty_.store(true, std::memory_order_relaxed);
-        return {globals_win_, static_cast<MPI_Aint>(g), 1};
+        return {globals_win_, static_cast<MPI_Aint>(g), region_globals};
     }
     fatal(routine, "address %p is not symmetric", addr);
 }
 
-char* mpi_transport::region_base(uint8_t region) { return region == 0 ? heap_lo_ : state.globals_base; }
+char* mpi_transport::region_base(uint8_t region) {
+    return region == region_window ? heap_lo_ : region == region_globals ? state.globals_base : msg_lo_;
+}
 
 MPI_Comm mpi_transport::comm(int team) {
     if (comms_[team] == MPI_COMM_NULL) fatal(routine, "team %d has no communicator on this PE", team);

@@ -59,7 +59,8 @@ void mpi_transport::post(am_request r, const void* data, int pe) {
             if (posts_n_ < posts_max) {
                 posted_amo& a = posts_[(posts_head_ + posts_n_) % posts_max];
                 a.m.r = r;
-                if (data) std::memcpy(a.m.data, data, r.data_bytes);  // (none with amo_post)
+                // (none with amo_post; a GPU thread's put or put-with-signal may come from GPU memory)
+                if (data) copy_heap(a.m.data, data, r.data_bytes);
                 check(MPI_Isend(&a.m, static_cast<int>(sizeof a.m.r + r.data_bytes), MPI_BYTE, pe, tag_request,
                                 am_comm_, &a.rq),
                       "MPI_Isend", pe);

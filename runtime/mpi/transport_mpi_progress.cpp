@@ -80,16 +80,29 @@ bool mpi_transport::serve(bool by_thread) {
         if (!flag) break;
         any = true;
         const am_request r = inbox_.r;
-        if (r.data_bytes)  // a put-with-signal: the data, then (a release) the signal
-            std::memcpy(region_base(r.data_region) + r.data_disp, inbox_.data, r.data_bytes);
+        if (r.data_bytes) {  // a put-with-signal or am_put: the data, then (a release) the signal
+            char* to = region_base(r.data_region) + r.data_disp;
+            if (r.data_region == region_messages)
+                copy_heap(to, inbox_.data, r.data_bytes);
+            else
+                std::memcpy(to, inbox_.data, r.data_bytes);
+        }
         check(MPI_Irecv(&inbox_, sizeof inbox_, MPI_BYTE, MPI_ANY_SOURCE, tag_request, am_comm_, &inbox_req_),
               "MPI_Irecv");
+        if (r.op == am_put) continue;
+        if (r.op == am_get) {
+            serve_get(r, st.MPI_SOURCE);
+            continue;
+        }
         char* p = region_base(r.region) + r.disp;
         const rmw_op op = static_cast<rmw_op>(r.op);
-        const uint64_t old = r.size == 4
-                                 ? rmw_word<uint32_t>(op, reinterpret_cast<uint32_t*>(p),
-                                                      static_cast<uint32_t>(r.value), static_cast<uint32_t>(r.cond))
-                                 : rmw_word<uint64_t>(op, reinterpret_cast<uint64_t*>(p), r.value, r.cond);
+        uint64_t old;
+        if (r.region == region_messages && heap_on_gpu())  // atomic with the GPUs of this node
+            old = gpu::rmw(op, p, r.size, r.value, r.cond);
+        else
+            old = r.size == 4 ? rmw_word<uint32_t>(op, reinterpret_cast<uint32_t*>(p), static_cast<uint32_t>(r.value),
+                                                   static_cast<uint32_t>(r.cond))
+                              : rmw_word<uint64_t>(op, reinterpret_cast<uint64_t*>(p), r.value, r.cond);
         if (!r.silent)
             check(MPI_Send(&old, 1, MPI_UINT64_T, st.MPI_SOURCE, r.reply_tag, am_comm_), "MPI_Send", st.MPI_SOURCE);
     }

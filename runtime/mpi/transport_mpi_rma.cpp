@@ -10,6 +10,7 @@ namespace ishmemi::mpi {
 
 void mpi_transport::put(void* dest, const void* source, size_t bytes, int pe, bool nbi) {
     const target t = locate(dest);
+    if (t.region == region_messages) return put_messages(t, source, bytes, pe);
     std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
     if (!nbi && bytes <= bounce_max) {
         const char* copy = bounce(source, bytes);
@@ -31,6 +32,7 @@ void mpi_transport::put(void* dest, const void* source, size_t bytes, int pe, bo
 void mpi_transport::get(void* dest, const void* source, size_t bytes, int pe, bool nbi) {
     complete_posts();  // a get sees this PE's earlier atomics
     const target t = locate(source);
+    if (t.region == region_messages) return get_messages(dest, t, bytes, pe);
     std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
     for (size_t off = 0; off < bytes; off += slice_bytes) {
         const int n = static_cast<int>(std::min(slice_bytes, bytes - off));
@@ -45,17 +47,26 @@ void mpi_transport::get(void* dest, const void* source, size_t bytes, int pe, bo
 
 void mpi_transport::put_strided(void* dest, ptrdiff_t dstride, const void* source, ptrdiff_t sstride, size_t elem,
                                 size_t count, int pe) {
+    if (locate(dest).region == region_messages)
+        return strided_messages(true, dest, dstride, source, sstride, elem, count, pe);
     strided(true, dest, dstride, source, sstride, elem, count, pe);
 }
 
 void mpi_transport::get_strided(void* dest, ptrdiff_t dstride, const void* source, ptrdiff_t sstride, size_t elem,
                                 size_t count, int pe) {
+    if (locate(source).region == region_messages) {
+        complete_posts();
+        return strided_messages(false, dest, dstride, source, sstride, elem, count, pe);
+    }
     strided(false, dest, dstride, source, sstride, elem, count, pe);
 }
 
 // Puts only: a put-with-signal's data before its signal (posted atomics need no completion
-// there: they are messages in order, and a signal's data waits only for the puts).
+// there: they are messages in order, and a signal's data waits only for the puts). Puts to a heap
+// reached by messages are posted requests too: they are complete once the posts are, which a
+// later window operation (a flag in the internal region) does not wait for by itself.
 void mpi_transport::flush(int pe) {
+    if (msg_bytes_) complete_posts();
     std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
     check(MPI_Win_flush(pe, heap_win_), "MPI_Win_flush", pe);
     check(MPI_Win_flush(pe, globals_win_), "MPI_Win_flush", pe);

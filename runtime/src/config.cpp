@@ -46,7 +46,8 @@ config_t config = {size_t{512} << 20,
                    true,
                    1000,
                    false,
-                   256};
+                   256,
+                   0};
 size_t reduce_scatter_min = 1024;
 int chain_min = 2;
 size_t scan_chain_max = 2048;
@@ -270,6 +271,15 @@ void load_config(bool warn_unknown) {
     const char* proxy_text = value_of("ISHMEM_REMOTE_PROXY");
     if (!parse_bool(proxy_text, &config.remote_proxy))
         fatal(routine, "ISHMEM_REMOTE_PROXY=%s is not 0 or 1", proxy_text);
+    const char* rma_text = value_of("ISHMEM_MPI_RMA");
+    if (strcmp(rma_text, "auto") == 0)
+        config.mpi_rma = 0;
+    else if (strcmp(rma_text, "windows") == 0)
+        config.mpi_rma = 1;
+    else if (strcmp(rma_text, "messages") == 0)
+        config.mpi_rma = 2;
+    else
+        fatal(routine, "ISHMEM_MPI_RMA=%s is not auto, windows or messages", rma_text);
     const char* slots_text = value_of("ISHMEM_PROXY_SLOTS");
     if (!parse_long(slots_text, 4, 1 << 24, &config.proxy_slots))
         fatal(routine, "ISHMEM_PROXY_SLOTS=%s is not an integer in [4, 16777216]", slots_text);

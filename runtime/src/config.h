@@ -35,6 +35,7 @@ struct config_t {
     long progress_sleep_us;  // ISHMEM_MPI_PROGRESS_SLEEP_US
     bool remote_proxy;       // ISHMEM_REMOTE_PROXY
     long proxy_slots;        // ISHMEM_PROXY_SLOTS
+    int mpi_rma;             // ISHMEM_MPI_RMA: 0 auto, 1 windows, 2 messages
 };
 extern config_t config;
 

@@ -120,6 +120,10 @@ inline constexpr config_var config_vars[] = {
      "Multi-node jobs on the host backend: 1 sends RMA, atomics, signals, fence and quiet to PEs of other "
      "nodes through the proxy's request ring, served in order by a thread of the PE (the path that GPU "
      "kernels take to other nodes), instead of calling the transport from the calling thread."},
+    {"ISHMEM_MPI_RMA", "auto",
+     "Multi-node jobs: how RMA and atomics reach the heap of a PE of another node. windows: MPI one-sided "
+     "operations on a window over it; messages: requests that the target's node lands in its heap; auto: "
+     "messages for a heap in GPU memory (the CUDA backend), windows otherwise."},
     {"ISHMEM_PROXY_SLOTS", "256",
      "Multi-node jobs: requests the proxy's ring holds (at least 4); a poster waits while it is full."},
     {"ISHMEM_SYMMETRIC_GLOBALS", "1",

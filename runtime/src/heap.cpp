@@ -139,8 +139,9 @@ void heap_create(bootstrap& boot, size_t user_size) {
             if (fds[pe] >= 0) close(fds[pe]);
     } else {
         for (int pe = 0; pe < n; ++pe) {
-            internals[pe] = map_fd(fds[pe], pe);
-            close(fds[pe]);
+            // A PE of another node has no descriptor here: its internal region is the transport's.
+            internals[pe] = fds[pe] >= 0 ? map_fd(fds[pe], pe) : nullptr;
+            if (fds[pe] >= 0) close(fds[pe]);
         }
     }
     state.internal_peer = internals;

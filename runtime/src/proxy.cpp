@@ -17,9 +17,11 @@ namespace ishmemi {
 
 namespace {
 
-static_assert(proxy::rmw_load == op_load && proxy::rmw_store == op_store && proxy::rmw_swap == op_swap &&
-                  proxy::rmw_cswap == op_cswap && proxy::rmw_add == op_add && proxy::rmw_and == op_and &&
-                  proxy::rmw_or == op_or && proxy::rmw_xor == op_xor,
+constexpr bool same_code(proxy::rmw_code c, rmw_op op) { return static_cast<int>(c) == static_cast<int>(op); }
+static_assert(same_code(proxy::rmw_load, op_load) && same_code(proxy::rmw_store, op_store) &&
+                  same_code(proxy::rmw_swap, op_swap) && same_code(proxy::rmw_cswap, op_cswap) &&
+                  same_code(proxy::rmw_add, op_add) && same_code(proxy::rmw_and, op_and) &&
+                  same_code(proxy::rmw_or, op_or) && same_code(proxy::rmw_xor, op_xor),
               "the ring's AMO codes are runtime.h's rmw_op numbers");
 
 using proxy::host_mem;

@@ -33,6 +33,8 @@ namespace ishmemi {
 state_t state = {false, -1, 0, nullptr, 0, nullptr, backend_kind::host, nullptr, false};
 transport* remote = nullptr;
 
+bool remote_heap_by_messages() { return config.mpi_rma == 2 || (config.mpi_rma == 0 && heap_on_gpu()); }
+
 namespace {
 
 std::unique_ptr<bootstrap> boot;
@@ -120,11 +122,6 @@ void initialize(ishmemx_attr_t* attr, const char* routine) {
     nodes_find(*boot);
     state.backend = choose_backend(attr, routine);
     check_settings_agree(routine);
-    if (state.backend == backend_kind::cuda && !job_on_one_node())
-        fatal(routine,
-              "the CUDA backend runs on one node only, and this job's PEs are on several "
-              "(ISHMEM_NODE_SPLIT=%s); use ISHMEM_BACKEND=host for jobs over several nodes",
-              config.node_split_text);
     if (state.backend == backend_kind::cuda) gpu_backend_bind(*boot);
     heap_create(*boot, config.symmetric_size);
     if (state.backend == backend_kind::cuda) gpu_backend_start();
@@ -136,7 +133,12 @@ void initialize(ishmemx_attr_t* attr, const char* routine) {
                   "the PEs are on several nodes (ISHMEM_NODE_SPLIT=%s), but the %s bootstrap reaches one "
                   "node only: start the job with mpirun and link ishmem::mpi (or set ISHMEM_RUNTIME=mpi)",
                   config.node_split_text, kind);
-        if (config.remote_proxy) remote_owner = make_proxy_transport(std::move(remote_owner), config.proxy_slots);
+        // GPU threads reach other nodes only through the proxy, whose ring the backend made where
+        // they can post (gpu_proxy_ring); the host's calls then take the same path, in order with them.
+        if (state.backend == backend_kind::cuda)
+            remote_owner = make_proxy_transport(std::move(remote_owner), config.proxy_slots, gpu_proxy_ring());
+        else if (config.remote_proxy)
+            remote_owner = make_proxy_transport(std::move(remote_owner), config.proxy_slots);
         remote = remote_owner.get();
     }
     allocator_reset(state.heap_size);

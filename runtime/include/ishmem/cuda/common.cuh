@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "ishmem/cuda/device_state.h"
+#include "ishmem/cuda/remote.cuh"
 #include "ishmem/generated/constants.h"
 #include "ishmem/impl/print.h"
 
@@ -163,7 +164,7 @@ __device__ inline int n_pes() { return dstate.n_pes; }
 __device__ inline void* ptr(const void* dest, int pe) {
     uintptr_t off = reinterpret_cast<uintptr_t>(dest) - reinterpret_cast<uintptr_t>(dstate.heap_base);
     if (!dstate.initialized || off >= dstate.heap_size ||
-        static_cast<unsigned>(pe) >= static_cast<unsigned>(dstate.n_pes))
+        static_cast<unsigned>(pe) >= static_cast<unsigned>(dstate.n_pes) || is_remote(pe))
         return nullptr;
     return const_cast<void*>(static_cast<const void*>(peer_ptr(static_cast<const char*>(dest), pe)));
 }
@@ -349,12 +350,16 @@ __device__ inline void copy_bytes(void* dst, const void* src, size_t n, unsigned
                      [&](auto w) { copy_words<decltype(w), Fresh>(d, s, n, rank, size); });
 }
 
+// A PE of another node (cuda/remote.cuh): the group's leader posts the whole transfer to the
+// proxy once the group has met, and the group goes on when it is done.
 template <class T, class G>
 __device__ inline void put_group(T* dest, const T* source, size_t nelems, int pe, const G& g) {
+    if (is_remote(pe)) return group_then_leader(g, [&] { remote_put(dest, source, nelems * sizeof(T), pe, false); });
     copy_bytes(peer_ptr(dest, pe), source, nelems * sizeof(T), rank_in(g), threads_of(g));
 }
 template <class T, class G>
 __device__ inline void get_group(T* dest, const T* source, size_t nelems, int pe, const G& g) {
+    if (is_remote(pe)) return group_then_leader(g, [&] { remote_get(dest, source, nelems * sizeof(T), pe); });
     copy_bytes(dest, peer_ptr(source, pe), nelems * sizeof(T), rank_in(g), threads_of(g));
 }
 

@@ -92,6 +92,26 @@ __device__ inline void remote_strided(bool put, void* dest, ptrdiff_t dstride, c
     remote_call(q);
 }
 
+// The strided forms in elements: element k between dest + k * dst and source + k * sst.
+template <class T> __device__ inline void remote_strided_elems(bool put, T* dest, ptrdiff_t dst, const T* source,
+                                                               ptrdiff_t sst, size_t nelems, int pe) {
+    remote_strided(put, dest, dst * static_cast<ptrdiff_t>(sizeof(T)), source, sst * static_cast<ptrdiff_t>(sizeof(T)),
+                   sizeof(T), nelems, pe);
+}
+// The blocked forms: nblocks contiguous transfers of bsize elements, block b between dest + b * dst
+// and source + b * sst (blocking, as the strided ones).
+template <class T> __device__ inline void remote_blocks(bool put, T* dest, ptrdiff_t dst, const T* source,
+                                                        ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    for (size_t b = 0; b < nblocks; ++b) {
+        T* d = dest + static_cast<ptrdiff_t>(b) * dst;
+        const T* s = source + static_cast<ptrdiff_t>(b) * sst;
+        if (put)
+            remote_put(d, s, bsize * sizeof(T), pe, false);
+        else
+            remote_get(d, s, bsize * sizeof(T), pe);
+    }
+}
+
 // ---- AMOs and signals -------------------------------------------------------------------------------
 
 // A fetching atomic (op: an ishmemi::proxy::rmw_code), done by the target's node so that it is atomic

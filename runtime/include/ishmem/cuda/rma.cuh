@@ -17,6 +17,7 @@ template <class T> __device__ inline void get(T* dest, const T* source, size_t n
     get_group(dest, source, nelems, pe, single_thread{});
 }
 template <class T> __device__ inline void put_nbi(T* dest, const T* source, size_t nelems, int pe) {
+    if (is_remote(pe)) return remote_put(dest, source, nelems * sizeof(T), pe, true);
     put(dest, source, nelems, pe);
 }
 template <class T> __device__ inline void get_nbi(T* dest, const T* source, size_t nelems, int pe) {
@@ -25,26 +26,32 @@ template <class T> __device__ inline void get_nbi(T* dest, const T* source, size
 
 template <class T>
 __device__ inline void iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    if (is_remote(pe)) return remote_strided_elems(true, dest, dst, source, sst, nelems, pe);
     strided_group(peer_ptr(dest, pe), source, dst, sst, nelems, single_thread{});
 }
 template <class T>
 __device__ inline void iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    if (is_remote(pe)) return remote_strided_elems(false, dest, dst, source, sst, nelems, pe);
     strided_group(dest, peer_ptr(source, pe), dst, sst, nelems, single_thread{});
 }
 template <class T> __device__ inline void ibput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
                                                 size_t nblocks, int pe) {
+    if (is_remote(pe)) return remote_blocks(true, dest, dst, source, sst, bsize, nblocks, pe);
     blocked_group(peer_ptr(dest, pe), source, dst, sst, bsize, nblocks, single_thread{});
 }
 template <class T> __device__ inline void ibget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
                                                 size_t nblocks, int pe) {
+    if (is_remote(pe)) return remote_blocks(false, dest, dst, source, sst, bsize, nblocks, pe);
     blocked_group(dest, peer_ptr(source, pe), dst, sst, bsize, nblocks, single_thread{});
 }
 
 // p and g: volatile accesses, so that g is never served from a stale cache line.
 template <class T> __device__ inline void p(T* dest, T value, int pe) {
+    if (is_remote(pe)) return remote_p(dest, value, pe);
     *static_cast<volatile T*>(peer_ptr(dest, pe)) = value;
 }
 template <class T> __device__ inline T g(const T* source, int pe) {
+    if (is_remote(pe)) return remote_g(source, pe);
     return *static_cast<const volatile T*>(peer_ptr(source, pe));
 }
 
@@ -70,23 +77,31 @@ __device__ inline void get_nbi_work_group(T* dest, const T* source, size_t nelem
 }
 template <class T, class G> __device__ inline void iput_work_group(T* dest, const T* source, ptrdiff_t dst,
                                                                    ptrdiff_t sst, size_t nelems, int pe, const G& g) {
+    if (is_remote(pe))
+        return group_then_leader(g, [&] { remote_strided_elems(true, dest, dst, source, sst, nelems, pe); });
     strided_group(peer_ptr(dest, pe), source, dst, sst, nelems, g);
     sync_group(g);
 }
 template <class T, class G> __device__ inline void iget_work_group(T* dest, const T* source, ptrdiff_t dst,
                                                                    ptrdiff_t sst, size_t nelems, int pe, const G& g) {
+    if (is_remote(pe))
+        return group_then_leader(g, [&] { remote_strided_elems(false, dest, dst, source, sst, nelems, pe); });
     strided_group(dest, peer_ptr(source, pe), dst, sst, nelems, g);
     sync_group(g);
 }
 template <class T, class G> __device__ inline void ibput_work_group(T* dest, const T* source, ptrdiff_t dst,
                                                                     ptrdiff_t sst, size_t bsize, size_t nblocks, int pe,
                                                                     const G& g) {
+    if (is_remote(pe))
+        return group_then_leader(g, [&] { remote_blocks(true, dest, dst, source, sst, bsize, nblocks, pe); });
     blocked_group(peer_ptr(dest, pe), source, dst, sst, bsize, nblocks, g);
     sync_group(g);
 }
 template <class T, class G> __device__ inline void ibget_work_group(T* dest, const T* source, ptrdiff_t dst,
                                                                     ptrdiff_t sst, size_t bsize, size_t nblocks, int pe,
                                                                     const G& g) {
+    if (is_remote(pe))
+        return group_then_leader(g, [&] { remote_blocks(false, dest, dst, source, sst, bsize, nblocks, pe); });
     blocked_group(dest, peer_ptr(source, pe), dst, sst, bsize, nblocks, g);
     sync_group(g);
 }

@@ -13,6 +13,10 @@ namespace ishmemi::dev {
 // through the rounds).
 __device__ inline void team_barrier(const ishmemi::cuda::device_team& t, int slot) {
     __threadfence_system();
+    // Members on other nodes: what this PE posted to the proxy completes first, and a round's
+    // signal to such a member is a posted store at its copy of my counter's address.
+    const bool spans = t.spans_nodes != 0;
+    if (spans) remote_quiet();
     ishmemi::cuda::gpu_sync_slot* mine = sync_slot(dstate.my_pe, slot);
     const unsigned long long epoch = ++mine->epoch.value;  // only this PE's caller touches it
     for (int r = 0, dist = 1; dist < t.size; ++r, dist <<= 1) {
@@ -21,8 +25,11 @@ __device__ inline void team_barrier(const ishmemi::cuda::device_team& t, int slo
         // the last round acquired (release). A release is a system fence of its own. This PE is the
         // only one that signals `to` in round r, so a store of the epoch does (an atomic add would
         // wait for its answer over the link).
-        sys_ref(&sync_slot(to, slot)->arrived[r].value)
-            .store(epoch, r == 0 ? ::cuda::std::memory_order_relaxed : ::cuda::std::memory_order_release);
+        if (spans && is_remote(to))
+            remote_amo_post(ishmemi::proxy::rmw_store, &mine->arrived[r].value, epoch, to);
+        else
+            sys_ref(&sync_slot(to, slot)->arrived[r].value)
+                .store(epoch, r == 0 ? ::cuda::std::memory_order_relaxed : ::cuda::std::memory_order_release);
         auto in = sys_ref(&mine->arrived[r].value);
         while (in.load(::cuda::std::memory_order_acquire) < epoch) {}
     }

@@ -58,12 +58,12 @@ namespace ishmemi::impl {
 // result is T{}.
 template <bool Fetching = true, typename T, class Cpu>
 inline T amo(rmw_op op, T* dest, int pe, T value, T cond, Cpu&& cpu) {
-    if (heap_on_gpu()) return gpu_rmw(op, translate(dest, pe), value, cond);
     if (__builtin_expect(is_remote(pe), 0)) {
         if constexpr (Fetching) return remote_rmw(op, dest, pe, value, cond);
         remote_post(op, dest, pe, value);
         return T{};
     }
+    if (heap_on_gpu()) return gpu_rmw(op, translate(dest, pe), value, cond);
     return cpu(std::atomic_ref<T>(*translate(dest, pe)));
 }
 

@@ -268,6 +268,9 @@ ISHMEM_API void copy(void* dst, const void* src, size_t bytes);
 // Copies n blocks of `block` bytes, block b from src + b * src_pitch to dst + b * dst_pitch.
 ISHMEM_API void copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t block, size_t n);
 ISHMEM_API void fill_zero(void* dst, size_t bytes);
+// Bytes of this PE's GPU mapping from state.heap_base: the user heap, then the GPU sync region and
+// the medium stages (what other nodes' requests may land in).
+ISHMEM_API size_t heap_span();
 // Queues the copy on CUDA stream s and returns at once, true; false with nothing queued when the
 // local side (`local`, dst or src) is pageable host memory, for which CUDA would make the calling
 // thread wait for the stream.

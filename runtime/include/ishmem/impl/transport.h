@@ -97,6 +97,11 @@ struct transport {
 // The transport to the PEs of other nodes; null when every PE is on this node.
 extern ISHMEM_API transport* remote;
 
+// True when the transport reaches the user heap of PEs of other nodes by messages that the target's
+// node lands (with gpu::copy and gpu::rmw where the heap is GPU memory), not by one-sided operations
+// on a window over it: ISHMEM_MPI_RMA (auto: when the heap is GPU memory).
+ISHMEM_API bool remote_heap_by_messages();
+
 // True when pe is on another node (its heap is not mapped here).
 inline bool is_remote(int pe) { return state.peer_base[pe] == nullptr; }
 

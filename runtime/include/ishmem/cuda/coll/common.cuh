@@ -38,6 +38,9 @@ struct kernel_grid {
 // leader claims the team's busy word on entry, or stops the kernel naming the routine, and gives it
 // back at the end. `call` and `medium_call` both use these.
 __device__ inline void claim_team(ishmemi::cuda::gpu_sync_slot* mine, int team, const char* routine) {
+    // Not a checks-mode test: on such a team the paths below would store into unmapped memory.
+    if (__builtin_expect(dstate.teams[team].spans_nodes != 0, 0))
+        fail(ishmemi::cuda::err_team_nodes, routine, nullptr, team, 0, 0);
 #if ISHMEM_DEVICE_CHECKS
     if (__builtin_expect(atomicExch(&mine->busy.value, 1ull) != 0ull, 0))
         fail(ishmemi::cuda::err_concurrent, routine, nullptr, team, 0, 0);
