@@ -40,6 +40,7 @@ unsigned long long* print_tickets = nullptr;  // GPU memory
 device_team* device_teams = nullptr;          // GPU memory: team_slots_max entries (gpu_team_set)
 void* proxy_ring = nullptr;                   // mapped pinned host memory; null on one node
 unsigned char* pe_remote = nullptr;           // GPU memory: n_pes flags; null on one node
+unsigned long long* proxy_tickets = nullptr;  // GPU memory: the ring's ticket counter
 std::atomic<bool> stop_watcher{false};
 std::thread* watcher = nullptr;  // never destroyed while running: a program may exit without finalize
 
@@ -255,6 +256,8 @@ void gpu_backend_start() {
         for (int pe = 0; pe < state.n_pes; ++pe) flags[static_cast<size_t>(pe)] = is_remote(pe) ? 1 : 0;
         check(cudaMalloc(reinterpret_cast<void**>(&pe_remote), flags.size()), routine, "cudaMalloc");
         check(cudaMemcpy(pe_remote, flags.data(), flags.size(), cudaMemcpyHostToDevice), routine, "cudaMemcpy");
+        check(cudaMalloc(reinterpret_cast<void**>(&proxy_tickets), sizeof *proxy_tickets), routine, "cudaMalloc");
+        check(cudaMemset(proxy_tickets, 0, sizeof *proxy_tickets), routine, "cudaMemset");
     }
 
     device_state s{};
@@ -281,6 +284,7 @@ void gpu_backend_start() {
     s.broadcast_piece = static_cast<unsigned>(config.gpu_broadcast_piece);
     s.proxy = dev_ring;
     s.pe_remote = pe_remote;
+    s.proxy_tickets = proxy_tickets;
     stop_watcher = false;
     watcher = new std::thread(watch);
     std::lock_guard<std::mutex> lock(setters_mutex);
@@ -326,6 +330,8 @@ void gpu_backend_stop() {
     cudaFreeHost(prints);
     cudaFreeHost(proxy_ring);  // after the transport that served it (finalize destroys that first)
     cudaFree(pe_remote);
+    cudaFree(proxy_tickets);
+    proxy_tickets = nullptr;
     proxy_ring = nullptr;
     pe_remote = nullptr;
     cudaFree(print_tickets);

@@ -46,13 +46,12 @@ struct producer_wait {
 
 class proxy_transport final : public transport {
   public:
-    proxy_transport(std::unique_ptr<transport> inner, uint64_t slots, void* ring_memory) : inner_(std::move(inner)) {
-        if (!ring_memory) {
-            owned_ = std::aligned_alloc(64, proxy::ring_bytes(slots));
-            if (!owned_) throw std::bad_alloc();
-            ring_memory = owned_;
-        }
-        ring_ = proxy::ring_init(ring_memory, slots);
+    proxy_transport(std::unique_ptr<transport> inner, uint64_t slots, void* device_ring_memory)
+        : inner_(std::move(inner)) {
+        owned_ = std::aligned_alloc(64, proxy::ring_bytes(slots));
+        if (!owned_) throw std::bad_alloc();
+        ring_ = proxy::ring_init(owned_, slots);
+        if (device_ring_memory) device_ring_ = proxy::ring_init(device_ring_memory, slots);
     }
     ~proxy_transport() override {
         if (thread_.joinable()) {
@@ -253,15 +252,12 @@ class proxy_transport final : public transport {
     // transport's progress thread's and waiting loops' (so hold_progress_thread keeps its meaning).
     void serve() {
         constexpr long idle_sleep_max_ns = 50'000;
-        uint64_t h = 0;
+        uint64_t h = 0, hd = 0;  // the next tickets of the host's ring and of the device's
         unsigned idle = 0;
         long sleep_ns = 1000;
         for (;;) {
-            if (const request* q = proxy::peek<host_mem>(ring_, h)) {
-                const request copy = *q;
-                const uint64_t answer = perform(copy);
-                proxy::finish<host_mem>(ring_, h, answer);
-                __atomic_store_n(&ring_->head, ++h, __ATOMIC_RELAXED);
+            const bool served = serve_one(ring_, h);
+            if (serve_one(device_ring_, hd) || served) {
                 idle = 0;
                 sleep_ns = 1000;
                 continue;
@@ -277,9 +273,22 @@ class proxy_transport final : public transport {
         }
     }
 
+    // Performs ticket h of ring r (null: none) if it is posted, and moves h on; false if not.
+    bool serve_one(proxy::ring_header* r, uint64_t& h) {
+        if (!r) return false;
+        const request* q = proxy::peek<host_mem>(r, h);
+        if (!q) return false;
+        const request copy = *q;
+        const uint64_t answer = perform(copy);
+        proxy::finish<host_mem>(r, h, answer);
+        __atomic_store_n(&r->head, ++h, __ATOMIC_RELAXED);
+        return true;
+    }
+
     std::unique_ptr<transport> inner_;
-    void* owned_ = nullptr;  // the ring's memory, unless the caller gave it
-    proxy::ring_header* ring_ = nullptr;
+    void* owned_ = nullptr;                      // the host threads' ring
+    proxy::ring_header* ring_ = nullptr;         // in owned_
+    proxy::ring_header* device_ring_ = nullptr;  // GPU threads' ring, when the caller gave its memory
     std::thread thread_;
     std::atomic<bool> started_{false}, stop_{false};
 };

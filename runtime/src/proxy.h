@@ -15,10 +15,12 @@ namespace ishmemi {
 // A transport whose RMA, AMO, signal and ordering operations go through a ring of `slots` cells
 // (at least 4) to a proxy thread that calls `inner`; team operations and collectives go to inner
 // directly, once every request posted before them has reached it. The thread starts with
-// start_progress_thread and stops when the transport is destroyed. The ring lies in ring_memory
-// (proxy::ring_bytes(slots) bytes, 64-byte aligned, e.g. mapped pinned memory that GPU threads
-// post into; it must outlive the transport), or in memory of the transport's own when null.
+// start_progress_thread and stops when the transport is destroyed. The transport's calls post into
+// a ring of its own memory. With device_ring_memory (proxy::ring_bytes(slots) bytes, 64-byte
+// aligned, mapped pinned memory that outlives the transport) the thread also serves a second ring
+// there, which GPU threads post into with tickets of their own (cuda/proxy_post.cuh): atomics of
+// GPU threads and host threads on one counter in host memory would not be atomic with each other.
 ISHMEM_API std::unique_ptr<transport> make_proxy_transport(std::unique_ptr<transport> inner, uint64_t slots,
-                                                           void* ring_memory = nullptr);
+                                                           void* device_ring_memory = nullptr);
 
 }  // namespace ishmemi

@@ -23,7 +23,7 @@ constexpr uint64_t slots = 32;  // fewer cells than posting threads: posters wai
 
 // Each thread posts posts_per_thread non-fetching adds (value: its id and sequence), then one
 // fetching atomic whose answer it stores, then thread 0 of each block a quiet.
-__global__ void post_requests(px::ring_header* ring, uint64_t* answers) {
+__global__ void post_requests(px::ring_header* ring, unsigned long long* tickets, uint64_t* answers) {
     const unsigned id = blockIdx.x * blockDim.x + threadIdx.x;
     for (uint64_t k = 0; k < posts_per_thread; ++k) {
         px::request q{};
@@ -32,7 +32,7 @@ __global__ void post_requests(px::ring_header* ring, uint64_t* answers) {
         q.size = 8;
         q.pe = static_cast<int32_t>(id);
         q.value = (uint64_t{id} << 32) | k;
-        ishmemi::dev::proxy_call(ring, q);
+        ishmemi::dev::proxy_call(ring, tickets, q);
     }
     px::request f{};
     f.op = px::req_amo;
@@ -41,13 +41,13 @@ __global__ void post_requests(px::ring_header* ring, uint64_t* answers) {
     f.pe = static_cast<int32_t>(id);
     f.value = 1000 + id;
     f.cond = 7;
-    answers[id] = ishmemi::dev::proxy_call(ring, f);
+    answers[id] = ishmemi::dev::proxy_call(ring, tickets, f);
     __syncthreads();
     if (threadIdx.x == 0) {
         px::request q{};
         q.op = px::req_quiet;
         q.pe = -1;
-        ishmemi::dev::proxy_call(ring, q);
+        ishmemi::dev::proxy_call(ring, tickets, q);
     }
 }
 
@@ -62,8 +62,10 @@ TEST_F(GpuProxy, KernelThreadsPostInOrderAndGetTheirOwnAnswers) {
     proxy->start_progress_thread();
 
     dev_array<uint64_t> answers(blocks * threads);
+    dev_array<unsigned long long> tickets(1);
+    ASSERT_EQ(cudaMemset(tickets.get(), 0, sizeof(unsigned long long)), cudaSuccess);
     stream s;
-    post_requests<<<blocks, threads, 0, s>>>(static_cast<px::ring_header*>(device_view), answers.get());
+    post_requests<<<blocks, threads, 0, s>>>(static_cast<px::ring_header*>(device_view), tickets.get(), answers.get());
     GPU_LAUNCHED("post_requests");
     sync(s, "post_requests (a thread waiting for a cell or an answer the proxy never gave)");
 

@@ -212,6 +212,7 @@ struct device_state {
                                    // relayed broadcast (0: the root stores into every member)
     // A job over several nodes (cuda/remote.cuh); both null on one node.
     ishmemi::proxy::ring_header* proxy;  // this PE's proxy ring, in mapped pinned host memory
+    unsigned long long* proxy_tickets;   // the ring's ticket counter (GPU memory)
     const unsigned char* pe_remote;      // n_pes flags (GPU memory): 1 where the PE is on another node
 };
 

@@ -25,9 +25,6 @@ struct proxy_device_mem {
     __device__ static void store_release(uint64_t* p, uint64_t v) {
         ref(p).store(v, ::cuda::std::memory_order_release);
     }
-    __device__ static uint64_t fetch_add(uint64_t* p, uint64_t v) {
-        return ref(p).fetch_add(v, ::cuda::std::memory_order_relaxed);
-    }
 };
 
 // Backs off up to a few microseconds between polls: the proxy answers across PCIe in about that.
@@ -40,8 +37,12 @@ struct proxy_device_wait {
 };
 
 // Posts q from this thread; for a waited request, waits for the proxy and returns its answer.
-__device__ inline uint64_t proxy_call(ishmemi::proxy::ring_header* ring, const ishmemi::proxy::request& q) {
-    const uint64_t t = ishmemi::proxy::post<proxy_device_mem>(ring, q, proxy_device_wait{});
+// tickets: the ring's ticket counter, in GPU memory (every poster of the ring is a thread of this
+// GPU): a device atomic on it is atomic among them, which one on mapped host memory need not be.
+__device__ inline uint64_t proxy_call(ishmemi::proxy::ring_header* ring, unsigned long long* tickets,
+                                      const ishmemi::proxy::request& q) {
+    const uint64_t t = atomicAdd(tickets, 1ull);
+    ishmemi::proxy::post_ticket<proxy_device_mem>(ring, t, q, proxy_device_wait{});
     return ishmemi::proxy::waited(q) ? ishmemi::proxy::wait_answer<proxy_device_mem>(ring, t, proxy_device_wait{}) : 0;
 }
 

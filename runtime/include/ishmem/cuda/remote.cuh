@@ -35,7 +35,9 @@ __device__ inline ishmemi::proxy::request remote_request(uint8_t op, int pe) {
     return q;
 }
 
-__device__ inline uint64_t remote_call(const ishmemi::proxy::request& q) { return proxy_call(dstate.proxy, q); }
+__device__ inline uint64_t remote_call(const ishmemi::proxy::request& q) {
+    return proxy_call(dstate.proxy, dstate.proxy_tickets, q);
+}
 
 // The bits of a value of up to 8 bytes, and back: AMO operands and inline data travel as words.
 template <class T> __device__ inline uint64_t to_word(T v) {

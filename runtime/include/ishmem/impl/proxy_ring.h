@@ -120,15 +120,22 @@ ISHMEM_HD inline bool waited(const request& q) {
 // (called while a cell is not yet in the wanted state). host_mem below is the CPU's; GPU threads
 // use ishmem/cuda/proxy_post.cuh's, on a ring in mapped pinned host memory.
 
-// Posts q and returns its ticket. For a waited request, call wait_answer with that ticket.
-template <class Mem, class Waiter> ISHMEM_HD inline uint64_t post(ring_header* r, const request& q, Waiter&& waiter) {
+// Posts q with ticket t, taken by the caller from the ring's one ticket counter (post: `tail`; GPU
+// threads: a counter in GPU memory, since atomics on mapped host memory need not be atomic among
+// them), and returns t. For a waited request, call wait_answer with that ticket.
+template <class Mem, class Waiter>
+ISHMEM_HD inline uint64_t post_ticket(ring_header* r, uint64_t t, const request& q, Waiter&& waiter) {
     const uint64_t slots = r->slots;
-    const uint64_t t = Mem::fetch_add(&r->tail, 1);
     cell& c = cells(r)[t % slots];
     while (Mem::load_acquire(&c.seq) != t) waiter.pause();  // the ring is full: the proxy frees cells in order
     c.req = q;
     Mem::store_release(&c.seq, t + 1);
     return t;
+}
+
+// Posts q with the next ticket of the ring's `tail` and returns it.
+template <class Mem, class Waiter> ISHMEM_HD inline uint64_t post(ring_header* r, const request& q, Waiter&& waiter) {
+    return post_ticket<Mem>(r, Mem::fetch_add(&r->tail, 1), q, static_cast<Waiter&&>(waiter));
 }
 
 // Waits until the proxy has done the waited request of ticket t; returns its answer and frees the cell.
