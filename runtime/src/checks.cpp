@@ -3,6 +3,9 @@
 //   - bounds: a symmetric range must lie inside one live allocation, not merely inside the heap;
 //   - agreement: before a collective, the members compare what each of them called (agree_on_call);
 //   - watchdog: a PE blocked longer than ISHMEM_HANG_TIMEOUT prints where every PE is and stops.
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <link.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,6 +17,7 @@
 #include <string>
 
 #include "allocator.h"
+#include "called_as.h"
 #include "config.h"
 #include "control.h"
 #include "ishmem/impl/teams.h"
@@ -101,7 +105,35 @@ bool read_where(int pe, where_record* out) {
     return false;
 }
 
+// The library's C entry point that this thread is in (ishmem_long_wait_until), read from the stack:
+// the default mode's stubs record no name (that would cost every call a store), and a call that
+// publishes has blocked long enough to look. The outermost one is what the program called. Null
+// when there is none (a queue's thread): the family's name stays.
+const char* entry_on_stack() {
+    void* frames[32];
+    const int n = backtrace(frames, 32);
+    Dl_info self{};
+    if (!dladdr(reinterpret_cast<void*>(&watch_tick), &self)) return nullptr;
+    const char* found = nullptr;
+    for (int i = 1; i < n; ++i) {
+        const uintptr_t pc = reinterpret_cast<uintptr_t>(frames[i]) - 1;  // inside the call instruction
+        Dl_info info{};
+        void* entry = nullptr;
+        if (!dladdr1(reinterpret_cast<void*>(pc), &info, &entry, RTLD_DL_SYMENT) || !info.dli_sname || !entry ||
+            info.dli_fbase != self.dli_fbase)
+            continue;
+        const auto* sym = static_cast<const ElfW(Sym)*>(entry);
+        // dladdr names the nearest exported symbol below pc, also for a hidden function after it
+        const uintptr_t start = reinterpret_cast<uintptr_t>(info.dli_saddr);
+        if (pc < start || pc - start >= sym->st_size) continue;
+        if (strncmp(info.dli_sname, "ishmem_", 7) == 0 || strncmp(info.dli_sname, "ishmemx_", 8) == 0)
+            found = info.dli_sname;
+    }
+    return found;
+}
+
 void publish(call_info& ci) {
+    if (!ci.typed) ci.typed = entry_on_stack();
     ci.published = true;
     write_where([&](where_record& w) {
         w.blocked = 1;
@@ -285,6 +317,7 @@ void call_enter(call_info& ci) {
     // in "ishmem_int_sum_reduce"); a queue's thread has none and keeps the family name.
     const char* family = strchr(ci.routine, '_');
     ci.typed = last_entry && family && strstr(last_entry, family) ? last_entry : nullptr;
+    if (ishmemi_called_as) ci.typed = ishmemi_called_as;  // shmem_long_wait, not shmem_long_wait_until
     last_entry = nullptr;
     ci.published = false;
     ci.agree_for = -1;

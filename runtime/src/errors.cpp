@@ -7,8 +7,13 @@
 #include <cstring>
 #include <string>
 
+#include "called_as.h"
 #include "config.h"
 #include "ishmem/impl/runtime.h"
+
+extern "C" {
+ISHMEM_API __thread const char* ishmemi_called_as = nullptr;
+}
 
 namespace ishmemi {
 
@@ -19,6 +24,7 @@ namespace {
 bool openshmem_names = false;
 
 const char* named(const char* routine) {
+    if (ishmemi_called_as) return ishmemi_called_as;  // a shmem.h routine that forwards to this one
     if (!openshmem_names || !routine) return routine;
     thread_local char buf[128];
     const char* rest = nullptr;
