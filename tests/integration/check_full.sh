@@ -105,6 +105,23 @@ for np in 2 3 4; do
   done
 done
 
+# A team split whose parent handle is bad on one PE only (garbage, or a team destroyed there): every
+# PE returns -1 and names the cause, none waits; a split of the same team then works. Default and
+# full mode.
+for np in 2 3 4; do
+  for split in split_bad_parent split_freed_parent; do
+    for mode in default full; do
+      lines=()
+      for ((pe = 0; pe < np; pe++)); do
+        lines+=("checked $split: PE $pe: rc -1, team invalid" "checked $split: PE $pe: then a split of the team: ok")
+      done
+      ISHMEM_CHECK=$mode expect "$split, $mode mode, $np PEs" 0 $np $split "${lines[@]}" \
+        "ishmem: PE 1: warning: ishmem_team_split_(strided|2d): parent_team [0-9]+ is (not a team handle|not a valid team on this PE \(destroyed, or made without this PE\)); the other PEs of the split fail it too" \
+        "ishmem: PE 0: warning: ishmem_team_split_(strided|2d): PE 1 called it with a parent team handle that is no team there \(parent team [0-9]+ here\); no team is made on any member"
+    done
+  done
+done
+
 # The watchdog: PE 1 waits for a flag nobody sets, the others in a barrier. The job must end within
 # the timeout (2 s) plus start-up, naming every PE's call.
 start=$(date +%s)
