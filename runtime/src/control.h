@@ -35,7 +35,8 @@ struct control_block {
     // when the last one was (CLOCK_MONOTONIC ns); written by its owner, time first.
     alignas(64) uint64_t bad_splits;
     uint64_t bad_split_ns;
-    uint64_t bad_split_claim;  // written by the members: bad_splits << 16 | 1 + the parent's slot
+    uint64_t bad_split_claim;  // bad_splits << 16 | 1 + the slot of the parent whose split took it, or
+                               // 0xffff: withdrawn by the owner (teams.cpp)
 };
 static_assert(sizeof(control_block) <= internal_sync_offset - internal_control_offset);
 

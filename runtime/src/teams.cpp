@@ -115,22 +115,32 @@ std::vector<uint64_t> bad_splits_seen;           // by world PE: its announcemen
 std::vector<std::vector<uint64_t>> split_skips;  // by slot, by member: splits of the parent it failed
 std::vector<uint64_t> split_ended_ns;            // by slot: when this PE's last split of the parent ended
 
+// The state in bad_split_claim's low bits: the slot + 1 of the parent whose split took the
+// announcement, or withdrawn (nobody took it in time: the PE has returned, and a stale
+// announcement must not fail a later split).
+constexpr uint64_t claim_withdrawn = 0xffff;
+static_assert(team_slots_max < claim_withdrawn);
+
 // Whether member pe announced a failed split that belongs to this split of parent slot `team`:
-// made after this PE's last split of the parent ended, and not taken by a split of another team
-// (the first member to see an announcement claims it for its parent).
-bool announced_for(int pe, ishmem_team_t team) {
+// one that a member of this split claimed (possibly this PE, now: while pe has not entered the
+// split), made after the parent was made here.
+bool announced_for(int pe, ishmem_team_t team, bool entered) {
     control_block* c = control(pe);
     const uint64_t n = __atomic_load_n(&c->bad_splits, __ATOMIC_ACQUIRE);
     uint64_t& seen = bad_splits_seen[static_cast<size_t>(pe)];
     if (n <= seen) return false;
-    seen = n;
-    if (__atomic_load_n(&c->bad_split_ns, __ATOMIC_RELAXED) < split_ended_ns[static_cast<size_t>(team)]) return false;
     const uint64_t mine = n << 16 | static_cast<uint64_t>(team + 1);
     uint64_t claim = __atomic_load_n(&c->bad_split_claim, __ATOMIC_ACQUIRE);
-    while (claim >> 16 != n &&
-           !__atomic_compare_exchange_n(&c->bad_split_claim, &claim, mine, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (claim >> 16 != n) {  // still open: pe waits in its failed call for a split that needs it
+        if (entered || __atomic_load_n(&c->bad_split_ns, __ATOMIC_RELAXED) < split_ended_ns[static_cast<size_t>(team)])
+            return false;
+        if (!__atomic_compare_exchange_n(&c->bad_split_claim, &claim, mine, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            claim = __atomic_load_n(&c->bad_split_claim, __ATOMIC_ACQUIRE);  // withdrawn, or taken
+        else
+            claim = mine;
+        if (claim >> 16 != n) return false;  // a newer announcement: looked at on the next poll
     }
-    claim = __atomic_load_n(&c->bad_split_claim, __ATOMIC_ACQUIRE);
+    seen = n;
     return claim == mine;
 }
 
@@ -156,12 +166,13 @@ int enter_split(const team_t& parent, ishmem_team_t team, const char* routine) {
         const uint64_t* theirs = &team_slot_of(pe, team)->splits;
         for (backoff b;; b.pause()) {
             // An announcement first: after it, a call of the same PE may already be the next split.
-            if (announced_for(pe, team)) {
+            const bool entered = __atomic_load_n(theirs, __ATOMIC_ACQUIRE) >= want;
+            if (announced_for(pe, team, entered)) {
                 ++skips[static_cast<size_t>(i)];  // its count of splits of the parent stays one behind
                 if (bad < 0) bad = pe;
                 break;
             }
-            if (__atomic_load_n(theirs, __ATOMIC_ACQUIRE) >= want) break;
+            if (entered) break;
             const uint64_t st = status_of(pe);
             if (st != pe_running && __atomic_load_n(theirs, __ATOMIC_ACQUIRE) < want)
                 fatal(routine, "PE %d %s while this PE waits for it in a collective", pe,
@@ -171,6 +182,8 @@ int enter_split(const team_t& parent, ishmem_team_t team, const char* routine) {
     return bad;
 }
 
+// Stamped before a barrier that every member of the parent passes, so that no member can announce
+// a failure of the next split before it (end_split in agree_on_slots).
 void end_split(ishmem_team_t team) { split_ended_ns[static_cast<size_t>(team)] = monotonic_ns(); }
 
 // The message of the members that passed a good parent when one passed a bad one (it says why).
@@ -193,10 +206,8 @@ split_agreement agree_on_slots(const team_t& parent, ishmem_team_t parent_handle
     *bad_pe = -1;
     std::vector<uint64_t> common(bitmap_words, ~uint64_t{0});
     publish_free_slots(args_ok);
-    if (!parent.spans_nodes && (*bad_pe = enter_split(parent, parent_handle, routine)) >= 0) {
-        end_split(parent_handle);  // no barrier: the member without the handle takes no part
-        return split_agreement::bad_parent;
-    }
+    if (!parent.spans_nodes && (*bad_pe = enter_split(parent, parent_handle, routine)) >= 0)
+        return split_agreement::bad_parent;  // no barrier: the member without the handle takes no part
     if (parent.spans_nodes) {
         // Members on other nodes: an AND-reduction through the transport.
         remote->reduction(coll::op_and, 0, elem_u64, parent_handle, common.data(), free_bitmap_of(state.my_pe),
@@ -214,8 +225,8 @@ split_agreement agree_on_slots(const team_t& parent, ishmem_team_t parent_handle
             for (size_t w = 0; w < bitmap_words; ++w) common[w] &= __atomic_load_n(theirs + w, __ATOMIC_RELAXED);
             if (*bad_pe < 0 && !(__atomic_load_n(theirs, __ATOMIC_RELAXED) & args_ok_bit)) *bad_pe = parent.world_pe(i);
         }
-        team_barrier(parent, parent_handle, routine);  // all have read the bitmaps before the next split
         end_split(parent_handle);
+        team_barrier(parent, parent_handle, routine);  // all have read the bitmaps before the next split
     }
     if (!(common[0] & args_ok_bit)) return split_agreement::bad_args;
     int found = 0;
@@ -240,7 +251,7 @@ void report_bad_split_elsewhere(const char* routine, ishmem_team_t parent_team, 
 void install(int slot, const team_t& t) {
     teams[slot] = t;
     split_skips[static_cast<size_t>(slot)].clear();
-    split_ended_ns[static_cast<size_t>(slot)] = 0;
+    split_ended_ns[static_cast<size_t>(slot)] = monotonic_ns();  // older announcements are not for it
     std::memset(static_cast<void*>(team_slot_of(state.my_pe, slot)), 0, sizeof(team_slot));
     if (heap_on_gpu()) gpu_team_set(slot, &teams[slot]);  // kernels may use the team once the split returns
     if (slot < eager_slots)
@@ -317,19 +328,31 @@ bool report_bad_team(const char* routine, ishmem_team_t team) {
     return false;
 }
 
+// How long a PE that passed a bad parent handle waits for the members of the split it meant to
+// join to take its announcement. ISHMEM_TEAM_INVALID is not announced: a PE outside a team gets
+// that handle from the split that made it, and passing it on is no error.
+constexpr uint64_t bad_parent_grace_ns = 1000 * 1000 * 1000;
+
 bool report_bad_parent_team(const char* routine, ishmem_team_t team) {
-    if (team == ISHMEM_TEAM_INVALID)
-        warn(routine, "parent_team is ISHMEM_TEAM_INVALID; the other PEs of the split fail it too");
-    else if (team < 0 || team >= teams_max)
-        warn(routine, "parent_team %d is not a team handle; the other PEs of the split fail it too", team);
-    else
-        warn(routine,
-             "parent_team %d is not a valid team on this PE (destroyed, or made without this PE); the other PEs "
-             "of the split fail it too",
-             team);
+    if (team == ISHMEM_TEAM_INVALID || state.n_pes == 1) return report_bad_team(routine, team);
     control_block* c = control(state.my_pe);
-    __atomic_store_n(&c->bad_split_ns, monotonic_ns(), __ATOMIC_RELAXED);
-    __atomic_store_n(&c->bad_splits, c->bad_splits + 1, __ATOMIC_RELEASE);
+    const uint64_t n = c->bad_splits + 1, start = monotonic_ns();
+    __atomic_store_n(&c->bad_split_ns, start, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->bad_splits, n, __ATOMIC_RELEASE);
+    uint64_t claim = __atomic_load_n(&c->bad_split_claim, __ATOMIC_ACQUIRE);
+    for (backoff b; claim >> 16 != n; b.pause(), claim = __atomic_load_n(&c->bad_split_claim, __ATOMIC_ACQUIRE)) {
+        if (monotonic_ns() - start < bad_parent_grace_ns) continue;
+        if (__atomic_compare_exchange_n(&c->bad_split_claim, &claim, n << 16 | claim_withdrawn, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            claim = n << 16 | claim_withdrawn;
+    }
+    const char* others =
+        (claim & 0xffff) == claim_withdrawn ? "" : "; the other members of the split, which wait in it, fail it too";
+    if (team < 0 || team >= teams_max)
+        warn(routine, "parent_team %d is not a team handle%s", team, others);
+    else
+        warn(routine, "parent_team %d is not a valid team on this PE (destroyed, or made without this PE)%s", team,
+             others);
     return false;
 }
 

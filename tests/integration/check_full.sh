@@ -116,7 +116,7 @@ for np in 2 3 4; do
         lines+=("checked $split: PE $pe: rc -1, team invalid" "checked $split: PE $pe: then a split of the team: ok")
       done
       ISHMEM_CHECK=$mode expect "$split, $mode mode, $np PEs" 0 $np $split "${lines[@]}" \
-        "ishmem: PE 1: warning: ishmem_team_split_(strided|2d): parent_team [0-9]+ is (not a team handle|not a valid team on this PE \(destroyed, or made without this PE\)); the other PEs of the split fail it too" \
+        "ishmem: PE 1: warning: ishmem_team_split_(strided|2d): parent_team [0-9]+ is (not a team handle|not a valid team on this PE \(destroyed, or made without this PE\)); the other members of the split, which wait in it, fail it too" \
         "ishmem: PE 0: warning: ishmem_team_split_(strided|2d): PE 1 called it with a parent team handle that is no team there \(parent team [0-9]+ here\); no team is made on any member"
     done
   done

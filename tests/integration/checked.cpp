@@ -15,13 +15,14 @@
 //   checked split_one_bad       ishmem_team_split_strided with size 0 on PE 1 only: every PE gets -1
 //   checked split_2d_one_bad    ishmem_team_split_2d with xrange 0 on PE 1 only: every PE gets -1
 //   checked split_bad_parent    split_strided of a team whose handle is garbage on PE 1 (valid on the
-//                               others): every PE gets -1; then a good split of the team works
+//                               others, PE 0 late): every PE gets -1; then a good split of the team works
 //   checked split_freed_parent  the same with the team destroyed on PE 1 only, and split_2d
 //   checked overflow_put        ishmem_long_put of SIZE_MAX / 8 + 2 elements (the byte count wraps to 8)
 //   checked overflow_iput       ishmem_long_iput with dst 2^61: its extent in bytes wraps to 8
 //   checked overflow_alltoall   ishmem_long_alltoall whose dest bytes (nelems x PEs x 8) wrap to 0
 //   checked ok                  correct collectives and RMA, also on global variables: must pass under full mode
 #include <ishmem.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -108,6 +109,7 @@ int main(int argc, char** argv) {
             else
                 parent = 12345;
         }
+        if (!freed && me == 0) usleep(300 * 1000);  // a good member late: PE 1 waits for it to take part
         int rc = freed ? ishmem_team_split_2d(parent, 1, nullptr, 0, &t, nullptr, 0, &y)
                        : ishmem_team_split_strided(parent, 0, 1, n, nullptr, 0, &t);
         std::printf("checked %s: PE %d: rc %d, team %s\n", mode, me, rc,
