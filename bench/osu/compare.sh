@@ -37,7 +37,7 @@ jobs=${JOBS:-$cores}
 log() { echo "compare.sh: $*" >&2; }
 
 [ -x "$ours/bin/oshcc" ] || { log "no $ours/bin/oshcc (install ishmem there first)"; exit 2; }
-command -v mpicc >/dev/null && command -v mpirun >/dev/null || { log "mpicc and mpirun are needed"; exit 2; }
+if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then log "mpicc and mpirun are needed"; exit 2; fi
 
 # The OSU source: a directory, or a tarball unpacked under $work.
 if [ -f "$osu" ]; then

@@ -29,7 +29,7 @@ work=${WORK:-$(mktemp -d)}
 timeout=${TIMEOUT:-600}
 np=${NP:-2}
 programs=${PROGRAMS:-get put put_mr atomics barrier broadcast collect fcollect reduce}
-count=$(echo $programs | wc -w)
+count=$(echo "$programs" | wc -w)
 # The point-to-point programs take the buffer kind as their argument.
 args_of() { case $1 in get|put|put_mr|atomics) echo heap ;; *) echo "" ;; esac; }
 
