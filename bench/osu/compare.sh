@@ -1,7 +1,7 @@
 #!/bin/sh
 # The OSU OpenSHMEM programs against Sandia OpenSHMEM (SOS) on one machine, with no network access:
 # builds SOS from a source tarball whose configure script is already generated (no autotools
-# needed) over libfabric or UCX into a temporary prefix, then runs bench/osu/run.sh with both
+# needed) over UCX or libfabric into a temporary prefix, then runs bench/osu/run.sh with both
 # libraries on 2 PEs and, where the machine has the cores, 4 and 8, and prints one CSV:
 #
 #   pes,benchmark,point,ours,sos,ratio
@@ -14,7 +14,8 @@
 #   OSU          the OSU micro-benchmarks: a directory holding openshmem/, or a .tar.gz of one
 #   OUR_PREFIX   where `cmake --install build --prefix OUR_PREFIX` put ishmem
 # Environment:
-#   SOS_TRANSPORT  ofi or ucx (default: ofi where libfabric's headers are found, else ucx)
+#   SOS_TRANSPORT  ucx or ofi (default: ucx where UCX's headers are found, else ofi: of Debian 12's
+#                  libfabric providers only sockets starts SOS on one host, and it is slow)
 #   SOS_CONFIGURE  more arguments for SOS's configure (default none)
 #   SOS_ENV        environment of the SOS runs (default FI_PROVIDER=sockets over ofi: libfabric's
 #                  shm and tcp providers have aborted in SOS's start-up on one host)
@@ -50,10 +51,10 @@ fi
 # SOS, built once into $work/sos.
 transport=${SOS_TRANSPORT:-}
 if [ -z "$transport" ]; then
-    if [ -f /usr/include/rdma/fabric.h ] || pkg-config --exists libfabric 2>/dev/null; then
-        transport=ofi
-    elif [ -f /usr/include/ucp/api/ucp.h ] || pkg-config --exists ucx 2>/dev/null; then
+    if [ -f /usr/include/ucp/api/ucp.h ] || pkg-config --exists ucx 2>/dev/null; then
         transport=ucx
+    elif [ -f /usr/include/rdma/fabric.h ] || pkg-config --exists libfabric 2>/dev/null; then
+        transport=ofi
     else
         log "neither libfabric nor UCX headers found (Debian: apt-get install libfabric-dev or libucx-dev)"
         exit 2
