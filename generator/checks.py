@@ -85,6 +85,10 @@ KINDS: tuple[CheckKind, ...] = (
               text="``{p}`` is neither null nor a symmetric address"),
     CheckKind("team", soft=lambda c: f"{c.ns}check_team({c.fn}, {c.name})",
               text="``{p}`` is not a valid team"),
+    # The parent of a team split: a member that passes a bad handle cannot find its parent's
+    # members, so it tells every PE that it failed, and the members that passed a good one fail too.
+    CheckKind("parent_team", soft=lambda c: f"ishmemi::check_parent_team({c.fn}, {c.name})",
+              text="``{p}`` is not a valid team (on any member: the split then fails on every member)"),
     # An output handle: invalid until the routine succeeds, whatever makes it fail.
     CheckKind("team_out", hard=lambda c: (f"*{c.name} = ISHMEM_TEAM_INVALID;", "")),
     CheckKind("ctx", hard=lambda c: (f"{c.ns}check_ctx(fn, {c.name});", ""),  # host only: no device twin

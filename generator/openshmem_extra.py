@@ -42,6 +42,15 @@ class ExtraRoutine:
         return self.cxx_decl != self.decl
 
     @property
+    def named_body(self) -> str:
+        """The body, naming this routine in the library's messages while it forwards to another
+        shmem_ or ishmem routine (shmem_long_finc, not shmem_long_atomic_fetch_inc). A body that
+        passes a routine name itself (a quoted string) or calls no routine is left as it is."""
+        if not self.body or '"' in self.body or "shmem" not in self.body:
+            return self.body
+        return f'SHMEMI_CALLED_AS("{self.symbol}"); {self.body}'
+
+    @property
     def arg_names(self) -> list[str]:
         return [re.split(r"[\s*]+", p.strip())[-1] for p in self.params]
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the OpenSHMEM programs of the OSU micro-benchmarks, unchanged, with this library's oshcc,
-# runs each on 2 PEs with oshrun, and (given a second OpenSHMEM installation) does the same with
-# that one; prints one CSV line per benchmark point:
+# runs each on NP PEs (default 2) with oshrun, and (given a second OpenSHMEM installation) does the
+# same with that one; prints one CSV line per benchmark point:
 #
 #   benchmark,point,ours,peer,ratio
 #
@@ -14,18 +14,22 @@
 #
 #   OUR_PREFIX   where `cmake --install build --prefix OUR_PREFIX` put ishmem (bin/oshcc, bin/oshrun)
 #   PEER_PREFIX  another OpenSHMEM with bin/oshcc and bin/oshrun (e.g. Sandia OpenSHMEM)
-# Environment: PEER_RUN overrides the peer's launch command (default "PEER_PREFIX/bin/oshrun -n 2");
-# WORK (default a temporary directory) keeps the binaries and raw outputs; TIMEOUT per run (600 s).
+# Environment: NP, the PEs of each run (2); PROGRAMS, a subset of the nine names (get and put
+# need exactly 2 PEs); PEER_RUN overrides the peer's launch command (default
+# "PEER_PREFIX/bin/oshrun -n NP"); WORK (default a temporary directory) keeps the binaries and raw
+# outputs; TIMEOUT per run (600 s).
 set -eu
 
-[ $# -ge 2 ] || { sed -n '2,21p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,20p' "$0"; exit 2; }
 osu=$1/openshmem
 ours=$2
 peer=${3:-}
 [ -f "$osu/osu_oshm_put.c" ] || { echo "run.sh: no $osu/osu_oshm_put.c" >&2; exit 2; }
 work=${WORK:-$(mktemp -d)}
 timeout=${TIMEOUT:-600}
-programs="get put put_mr atomics barrier broadcast collect fcollect reduce"
+np=${NP:-2}
+programs=${PROGRAMS:-get put put_mr atomics barrier broadcast collect fcollect reduce}
+count=$(echo "$programs" | wc -w)
 # The point-to-point programs take the buffer kind as their argument.
 args_of() { case $1 in get|put|put_mr|atomics) echo heap ;; *) echo "" ;; esac; }
 
@@ -47,7 +51,7 @@ build_and_run() {
             echo "run.sh: $name: osu_oshm_$p does not build (see $exe.build.log)" >&2
         fi
     done
-    echo "run.sh: $name: $built of 9 built, $ran of 9 ran on 2 PEs" >&2
+    echo "run.sh: $name: $built of $count built, $ran of $count ran on $np PEs" >&2
 }
 
 # points NAME PROGRAM: "point value" lines of one output (atomics: operation and latency; barrier:
@@ -62,9 +66,9 @@ points() {
     esac
 }
 
-build_and_run ours "$ours/bin/oshcc" "$ours/bin/oshrun -n 2"
+build_and_run ours "$ours/bin/oshcc" "$ours/bin/oshrun -n $np"
 if [ -n "$peer" ]; then
-    build_and_run peer "$peer/bin/oshcc" "${PEER_RUN:-$peer/bin/oshrun -n 2}"
+    build_and_run peer "$peer/bin/oshcc" "${PEER_RUN:-$peer/bin/oshrun -n $np}"
 fi
 
 echo "benchmark,point,ours,peer,ratio"

@@ -126,6 +126,24 @@ ISHMEM_C_API int ishmemi_team_reduce_extra(const char* routine, int op, int type
 ISHMEM_C_API int ishmemi_team_alltoalls_extra(const char* routine, shmem_team_t team, void* dest, const void* source,
                                              ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem);
 
+/* The routine the program called, while one of the routines below forwards to another: messages
+   of the library (errors, full-mode checks, the hang watchdog) name it instead of the routine it
+   forwards to. The outermost name wins; it is restored when the routine returns. */
+#ifdef __cplusplus
+extern "C" ISHMEM_API __thread const char* ishmemi_called_as;
+#else
+extern ISHMEM_API __thread const char* ishmemi_called_as;
+#endif
+static inline const char* shmemi_called_as_begin(const char* routine) {
+    const char* outer = ishmemi_called_as;
+    if (!outer) ishmemi_called_as = routine;
+    return outer;
+}
+static inline void shmemi_called_as_end(const char* const* outer) { ishmemi_called_as = *outer; }
+#define SHMEMI_CALLED_AS(routine)                                                                          \
+    __attribute__((cleanup(shmemi_called_as_end), unused)) const char* const shmemi_called_as_outer =       \
+        shmemi_called_as_begin(routine)
+
 /* nelems * size, or SIZE_MAX where that overflows (which the bounds checks then report). */
 static inline size_t shmemi_bytes(size_t nelems, size_t size) {
     return nelems > SIZE_MAX / size ? SIZE_MAX : nelems * size;
@@ -1642,13 +1660,13 @@ static inline void shmem_clear_lock(long* lock) { ishmemx_clear_lock(lock); }
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 /* Library setup and memory (deprecated in OpenSHMEM 1.2) */
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.2; use shmem_init") static inline void start_pes(int npes) { ishmemi_start_pes(npes); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.2; use shmem_my_pe") static inline int _my_pe(void) { return shmem_my_pe(); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.2; use shmem_n_pes") static inline int _num_pes(void) { return shmem_n_pes(); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.2; use shmem_malloc") static inline void* shmalloc(size_t size) { return shmem_malloc(size); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.2; use shmem_free") static inline void shfree(void* ptr) { shmem_free(ptr); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.2; use shmem_realloc") static inline void* shrealloc(void* ptr, size_t size) { return shmem_realloc(ptr, size); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.2; use shmem_align") static inline void* shmemalign(size_t alignment, size_t size) { return shmem_align(alignment, size); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.2; use shmem_init") static inline void start_pes(int npes) { SHMEMI_CALLED_AS("start_pes"); ishmemi_start_pes(npes); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.2; use shmem_my_pe") static inline int _my_pe(void) { SHMEMI_CALLED_AS("_my_pe"); return shmem_my_pe(); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.2; use shmem_n_pes") static inline int _num_pes(void) { SHMEMI_CALLED_AS("_num_pes"); return shmem_n_pes(); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.2; use shmem_malloc") static inline void* shmalloc(size_t size) { SHMEMI_CALLED_AS("shmalloc"); return shmem_malloc(size); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.2; use shmem_free") static inline void shfree(void* ptr) { SHMEMI_CALLED_AS("shfree"); shmem_free(ptr); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.2; use shmem_realloc") static inline void* shrealloc(void* ptr, size_t size) { SHMEMI_CALLED_AS("shrealloc"); return shmem_realloc(ptr, size); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.2; use shmem_align") static inline void* shmemalign(size_t alignment, size_t size) { SHMEMI_CALLED_AS("shmemalign"); return shmem_align(alignment, size); }
 
 /* Cache management (deprecated in OpenSHMEM 1.3) */
 ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.3") static inline void shmem_clear_cache_inv(void) { }
@@ -1665,112 +1683,112 @@ ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.5; use a 32-bit or wider variable"
 ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.5; use a 32-bit or wider variable") static inline int shmem_ushort_test(unsigned short* ivar, int cmp, unsigned short cmp_value) { return ishmemi_test_ushort("shmem_ushort_test", ivar, cmp, cmp_value); }
 
 /* Atomics and waits under their old names (deprecated in OpenSHMEM 1.4) */
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_float_atomic_fetch") static inline float shmem_float_fetch(const float* source, int pe) { return shmem_float_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_double_atomic_fetch") static inline double shmem_double_fetch(const double* source, int pe) { return shmem_double_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_fetch") static inline int shmem_int_fetch(const int* source, int pe) { return shmem_int_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_fetch") static inline long shmem_long_fetch(const long* source, int pe) { return shmem_long_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_fetch") static inline long long shmem_longlong_fetch(const long long* source, int pe) { return shmem_longlong_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_fetch") static inline unsigned int shmem_uint_fetch(const unsigned int* source, int pe) { return shmem_uint_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_fetch") static inline unsigned long shmem_ulong_fetch(const unsigned long* source, int pe) { return shmem_ulong_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_fetch") static inline unsigned long long shmem_ulonglong_fetch(const unsigned long long* source, int pe) { return shmem_ulonglong_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int32_atomic_fetch") static inline int32_t shmem_int32_fetch(const int32_t* source, int pe) { return shmem_int32_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int64_atomic_fetch") static inline int64_t shmem_int64_fetch(const int64_t* source, int pe) { return shmem_int64_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint32_atomic_fetch") static inline uint32_t shmem_uint32_fetch(const uint32_t* source, int pe) { return shmem_uint32_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint64_atomic_fetch") static inline uint64_t shmem_uint64_fetch(const uint64_t* source, int pe) { return shmem_uint64_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_size_atomic_fetch") static inline size_t shmem_size_fetch(const size_t* source, int pe) { return shmem_size_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ptrdiff_atomic_fetch") static inline ptrdiff_t shmem_ptrdiff_fetch(const ptrdiff_t* source, int pe) { return shmem_ptrdiff_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_float_atomic_set") static inline void shmem_float_set(float* dest, float value, int pe) { shmem_float_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_double_atomic_set") static inline void shmem_double_set(double* dest, double value, int pe) { shmem_double_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_set") static inline void shmem_int_set(int* dest, int value, int pe) { shmem_int_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_set") static inline void shmem_long_set(long* dest, long value, int pe) { shmem_long_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_set") static inline void shmem_longlong_set(long long* dest, long long value, int pe) { shmem_longlong_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_set") static inline void shmem_uint_set(unsigned int* dest, unsigned int value, int pe) { shmem_uint_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_set") static inline void shmem_ulong_set(unsigned long* dest, unsigned long value, int pe) { shmem_ulong_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_set") static inline void shmem_ulonglong_set(unsigned long long* dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int32_atomic_set") static inline void shmem_int32_set(int32_t* dest, int32_t value, int pe) { shmem_int32_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int64_atomic_set") static inline void shmem_int64_set(int64_t* dest, int64_t value, int pe) { shmem_int64_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint32_atomic_set") static inline void shmem_uint32_set(uint32_t* dest, uint32_t value, int pe) { shmem_uint32_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint64_atomic_set") static inline void shmem_uint64_set(uint64_t* dest, uint64_t value, int pe) { shmem_uint64_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_size_atomic_set") static inline void shmem_size_set(size_t* dest, size_t value, int pe) { shmem_size_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ptrdiff_atomic_set") static inline void shmem_ptrdiff_set(ptrdiff_t* dest, ptrdiff_t value, int pe) { shmem_ptrdiff_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_float_atomic_swap") static inline float shmem_float_swap(float* dest, float value, int pe) { return shmem_float_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_double_atomic_swap") static inline double shmem_double_swap(double* dest, double value, int pe) { return shmem_double_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_swap") static inline int shmem_int_swap(int* dest, int value, int pe) { return shmem_int_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_swap") static inline long shmem_long_swap(long* dest, long value, int pe) { return shmem_long_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_swap") static inline long long shmem_longlong_swap(long long* dest, long long value, int pe) { return shmem_longlong_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_swap") static inline unsigned int shmem_uint_swap(unsigned int* dest, unsigned int value, int pe) { return shmem_uint_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_swap") static inline unsigned long shmem_ulong_swap(unsigned long* dest, unsigned long value, int pe) { return shmem_ulong_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_swap") static inline unsigned long long shmem_ulonglong_swap(unsigned long long* dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int32_atomic_swap") static inline int32_t shmem_int32_swap(int32_t* dest, int32_t value, int pe) { return shmem_int32_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int64_atomic_swap") static inline int64_t shmem_int64_swap(int64_t* dest, int64_t value, int pe) { return shmem_int64_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint32_atomic_swap") static inline uint32_t shmem_uint32_swap(uint32_t* dest, uint32_t value, int pe) { return shmem_uint32_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint64_atomic_swap") static inline uint64_t shmem_uint64_swap(uint64_t* dest, uint64_t value, int pe) { return shmem_uint64_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_size_atomic_swap") static inline size_t shmem_size_swap(size_t* dest, size_t value, int pe) { return shmem_size_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ptrdiff_atomic_swap") static inline ptrdiff_t shmem_ptrdiff_swap(ptrdiff_t* dest, ptrdiff_t value, int pe) { return shmem_ptrdiff_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_compare_swap") static inline int shmem_int_cswap(int* dest, int cond, int value, int pe) { return shmem_int_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_compare_swap") static inline long shmem_long_cswap(long* dest, long cond, long value, int pe) { return shmem_long_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_compare_swap") static inline long long shmem_longlong_cswap(long long* dest, long long cond, long long value, int pe) { return shmem_longlong_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_compare_swap") static inline unsigned int shmem_uint_cswap(unsigned int* dest, unsigned int cond, unsigned int value, int pe) { return shmem_uint_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_compare_swap") static inline unsigned long shmem_ulong_cswap(unsigned long* dest, unsigned long cond, unsigned long value, int pe) { return shmem_ulong_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_compare_swap") static inline unsigned long long shmem_ulonglong_cswap(unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) { return shmem_ulonglong_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int32_atomic_compare_swap") static inline int32_t shmem_int32_cswap(int32_t* dest, int32_t cond, int32_t value, int pe) { return shmem_int32_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int64_atomic_compare_swap") static inline int64_t shmem_int64_cswap(int64_t* dest, int64_t cond, int64_t value, int pe) { return shmem_int64_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint32_atomic_compare_swap") static inline uint32_t shmem_uint32_cswap(uint32_t* dest, uint32_t cond, uint32_t value, int pe) { return shmem_uint32_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint64_atomic_compare_swap") static inline uint64_t shmem_uint64_cswap(uint64_t* dest, uint64_t cond, uint64_t value, int pe) { return shmem_uint64_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_size_atomic_compare_swap") static inline size_t shmem_size_cswap(size_t* dest, size_t cond, size_t value, int pe) { return shmem_size_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ptrdiff_atomic_compare_swap") static inline ptrdiff_t shmem_ptrdiff_cswap(ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe) { return shmem_ptrdiff_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_fetch_inc") static inline int shmem_int_finc(int* dest, int pe) { return shmem_int_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_fetch_inc") static inline long shmem_long_finc(long* dest, int pe) { return shmem_long_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_fetch_inc") static inline long long shmem_longlong_finc(long long* dest, int pe) { return shmem_longlong_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_fetch_inc") static inline unsigned int shmem_uint_finc(unsigned int* dest, int pe) { return shmem_uint_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_fetch_inc") static inline unsigned long shmem_ulong_finc(unsigned long* dest, int pe) { return shmem_ulong_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_fetch_inc") static inline unsigned long long shmem_ulonglong_finc(unsigned long long* dest, int pe) { return shmem_ulonglong_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int32_atomic_fetch_inc") static inline int32_t shmem_int32_finc(int32_t* dest, int pe) { return shmem_int32_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int64_atomic_fetch_inc") static inline int64_t shmem_int64_finc(int64_t* dest, int pe) { return shmem_int64_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint32_atomic_fetch_inc") static inline uint32_t shmem_uint32_finc(uint32_t* dest, int pe) { return shmem_uint32_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint64_atomic_fetch_inc") static inline uint64_t shmem_uint64_finc(uint64_t* dest, int pe) { return shmem_uint64_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_size_atomic_fetch_inc") static inline size_t shmem_size_finc(size_t* dest, int pe) { return shmem_size_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ptrdiff_atomic_fetch_inc") static inline ptrdiff_t shmem_ptrdiff_finc(ptrdiff_t* dest, int pe) { return shmem_ptrdiff_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_inc") static inline void shmem_int_inc(int* dest, int pe) { shmem_int_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_inc") static inline void shmem_long_inc(long* dest, int pe) { shmem_long_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_inc") static inline void shmem_longlong_inc(long long* dest, int pe) { shmem_longlong_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_inc") static inline void shmem_uint_inc(unsigned int* dest, int pe) { shmem_uint_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_inc") static inline void shmem_ulong_inc(unsigned long* dest, int pe) { shmem_ulong_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_inc") static inline void shmem_ulonglong_inc(unsigned long long* dest, int pe) { shmem_ulonglong_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int32_atomic_inc") static inline void shmem_int32_inc(int32_t* dest, int pe) { shmem_int32_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int64_atomic_inc") static inline void shmem_int64_inc(int64_t* dest, int pe) { shmem_int64_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint32_atomic_inc") static inline void shmem_uint32_inc(uint32_t* dest, int pe) { shmem_uint32_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint64_atomic_inc") static inline void shmem_uint64_inc(uint64_t* dest, int pe) { shmem_uint64_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_size_atomic_inc") static inline void shmem_size_inc(size_t* dest, int pe) { shmem_size_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ptrdiff_atomic_inc") static inline void shmem_ptrdiff_inc(ptrdiff_t* dest, int pe) { shmem_ptrdiff_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_fetch_add") static inline int shmem_int_fadd(int* dest, int value, int pe) { return shmem_int_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_fetch_add") static inline long shmem_long_fadd(long* dest, long value, int pe) { return shmem_long_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_fetch_add") static inline long long shmem_longlong_fadd(long long* dest, long long value, int pe) { return shmem_longlong_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_fetch_add") static inline unsigned int shmem_uint_fadd(unsigned int* dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_fetch_add") static inline unsigned long shmem_ulong_fadd(unsigned long* dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_fetch_add") static inline unsigned long long shmem_ulonglong_fadd(unsigned long long* dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int32_atomic_fetch_add") static inline int32_t shmem_int32_fadd(int32_t* dest, int32_t value, int pe) { return shmem_int32_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int64_atomic_fetch_add") static inline int64_t shmem_int64_fadd(int64_t* dest, int64_t value, int pe) { return shmem_int64_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint32_atomic_fetch_add") static inline uint32_t shmem_uint32_fadd(uint32_t* dest, uint32_t value, int pe) { return shmem_uint32_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint64_atomic_fetch_add") static inline uint64_t shmem_uint64_fadd(uint64_t* dest, uint64_t value, int pe) { return shmem_uint64_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_size_atomic_fetch_add") static inline size_t shmem_size_fadd(size_t* dest, size_t value, int pe) { return shmem_size_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ptrdiff_atomic_fetch_add") static inline ptrdiff_t shmem_ptrdiff_fadd(ptrdiff_t* dest, ptrdiff_t value, int pe) { return shmem_ptrdiff_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_add") static inline void shmem_int_add(int* dest, int value, int pe) { shmem_int_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_add") static inline void shmem_long_add(long* dest, long value, int pe) { shmem_long_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_add") static inline void shmem_longlong_add(long long* dest, long long value, int pe) { shmem_longlong_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_add") static inline void shmem_uint_add(unsigned int* dest, unsigned int value, int pe) { shmem_uint_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_add") static inline void shmem_ulong_add(unsigned long* dest, unsigned long value, int pe) { shmem_ulong_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_add") static inline void shmem_ulonglong_add(unsigned long long* dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int32_atomic_add") static inline void shmem_int32_add(int32_t* dest, int32_t value, int pe) { shmem_int32_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int64_atomic_add") static inline void shmem_int64_add(int64_t* dest, int64_t value, int pe) { shmem_int64_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint32_atomic_add") static inline void shmem_uint32_add(uint32_t* dest, uint32_t value, int pe) { shmem_uint32_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint64_atomic_add") static inline void shmem_uint64_add(uint64_t* dest, uint64_t value, int pe) { shmem_uint64_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_size_atomic_add") static inline void shmem_size_add(size_t* dest, size_t value, int pe) { shmem_size_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ptrdiff_atomic_add") static inline void shmem_ptrdiff_add(ptrdiff_t* dest, ptrdiff_t value, int pe) { shmem_ptrdiff_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_short_wait_until") static inline void shmem_short_wait(short* ivar, short cmp_value) { shmem_short_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_wait_until") static inline void shmem_int_wait(int* ivar, int cmp_value) { shmem_int_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_wait_until") static inline void shmem_long_wait(long* ivar, long cmp_value) { shmem_long_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_wait_until") static inline void shmem_longlong_wait(long long* ivar, long long cmp_value) { shmem_longlong_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_float_atomic_fetch") static inline float shmem_float_fetch(const float* source, int pe) { SHMEMI_CALLED_AS("shmem_float_fetch"); return shmem_float_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_double_atomic_fetch") static inline double shmem_double_fetch(const double* source, int pe) { SHMEMI_CALLED_AS("shmem_double_fetch"); return shmem_double_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_fetch") static inline int shmem_int_fetch(const int* source, int pe) { SHMEMI_CALLED_AS("shmem_int_fetch"); return shmem_int_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_fetch") static inline long shmem_long_fetch(const long* source, int pe) { SHMEMI_CALLED_AS("shmem_long_fetch"); return shmem_long_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_fetch") static inline long long shmem_longlong_fetch(const long long* source, int pe) { SHMEMI_CALLED_AS("shmem_longlong_fetch"); return shmem_longlong_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_fetch") static inline unsigned int shmem_uint_fetch(const unsigned int* source, int pe) { SHMEMI_CALLED_AS("shmem_uint_fetch"); return shmem_uint_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_fetch") static inline unsigned long shmem_ulong_fetch(const unsigned long* source, int pe) { SHMEMI_CALLED_AS("shmem_ulong_fetch"); return shmem_ulong_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_fetch") static inline unsigned long long shmem_ulonglong_fetch(const unsigned long long* source, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_fetch"); return shmem_ulonglong_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int32_atomic_fetch") static inline int32_t shmem_int32_fetch(const int32_t* source, int pe) { SHMEMI_CALLED_AS("shmem_int32_fetch"); return shmem_int32_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int64_atomic_fetch") static inline int64_t shmem_int64_fetch(const int64_t* source, int pe) { SHMEMI_CALLED_AS("shmem_int64_fetch"); return shmem_int64_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint32_atomic_fetch") static inline uint32_t shmem_uint32_fetch(const uint32_t* source, int pe) { SHMEMI_CALLED_AS("shmem_uint32_fetch"); return shmem_uint32_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint64_atomic_fetch") static inline uint64_t shmem_uint64_fetch(const uint64_t* source, int pe) { SHMEMI_CALLED_AS("shmem_uint64_fetch"); return shmem_uint64_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_size_atomic_fetch") static inline size_t shmem_size_fetch(const size_t* source, int pe) { SHMEMI_CALLED_AS("shmem_size_fetch"); return shmem_size_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ptrdiff_atomic_fetch") static inline ptrdiff_t shmem_ptrdiff_fetch(const ptrdiff_t* source, int pe) { SHMEMI_CALLED_AS("shmem_ptrdiff_fetch"); return shmem_ptrdiff_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_float_atomic_set") static inline void shmem_float_set(float* dest, float value, int pe) { SHMEMI_CALLED_AS("shmem_float_set"); shmem_float_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_double_atomic_set") static inline void shmem_double_set(double* dest, double value, int pe) { SHMEMI_CALLED_AS("shmem_double_set"); shmem_double_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_set") static inline void shmem_int_set(int* dest, int value, int pe) { SHMEMI_CALLED_AS("shmem_int_set"); shmem_int_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_set") static inline void shmem_long_set(long* dest, long value, int pe) { SHMEMI_CALLED_AS("shmem_long_set"); shmem_long_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_set") static inline void shmem_longlong_set(long long* dest, long long value, int pe) { SHMEMI_CALLED_AS("shmem_longlong_set"); shmem_longlong_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_set") static inline void shmem_uint_set(unsigned int* dest, unsigned int value, int pe) { SHMEMI_CALLED_AS("shmem_uint_set"); shmem_uint_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_set") static inline void shmem_ulong_set(unsigned long* dest, unsigned long value, int pe) { SHMEMI_CALLED_AS("shmem_ulong_set"); shmem_ulong_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_set") static inline void shmem_ulonglong_set(unsigned long long* dest, unsigned long long value, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_set"); shmem_ulonglong_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int32_atomic_set") static inline void shmem_int32_set(int32_t* dest, int32_t value, int pe) { SHMEMI_CALLED_AS("shmem_int32_set"); shmem_int32_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int64_atomic_set") static inline void shmem_int64_set(int64_t* dest, int64_t value, int pe) { SHMEMI_CALLED_AS("shmem_int64_set"); shmem_int64_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint32_atomic_set") static inline void shmem_uint32_set(uint32_t* dest, uint32_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint32_set"); shmem_uint32_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint64_atomic_set") static inline void shmem_uint64_set(uint64_t* dest, uint64_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint64_set"); shmem_uint64_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_size_atomic_set") static inline void shmem_size_set(size_t* dest, size_t value, int pe) { SHMEMI_CALLED_AS("shmem_size_set"); shmem_size_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ptrdiff_atomic_set") static inline void shmem_ptrdiff_set(ptrdiff_t* dest, ptrdiff_t value, int pe) { SHMEMI_CALLED_AS("shmem_ptrdiff_set"); shmem_ptrdiff_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_float_atomic_swap") static inline float shmem_float_swap(float* dest, float value, int pe) { SHMEMI_CALLED_AS("shmem_float_swap"); return shmem_float_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_double_atomic_swap") static inline double shmem_double_swap(double* dest, double value, int pe) { SHMEMI_CALLED_AS("shmem_double_swap"); return shmem_double_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_swap") static inline int shmem_int_swap(int* dest, int value, int pe) { SHMEMI_CALLED_AS("shmem_int_swap"); return shmem_int_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_swap") static inline long shmem_long_swap(long* dest, long value, int pe) { SHMEMI_CALLED_AS("shmem_long_swap"); return shmem_long_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_swap") static inline long long shmem_longlong_swap(long long* dest, long long value, int pe) { SHMEMI_CALLED_AS("shmem_longlong_swap"); return shmem_longlong_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_swap") static inline unsigned int shmem_uint_swap(unsigned int* dest, unsigned int value, int pe) { SHMEMI_CALLED_AS("shmem_uint_swap"); return shmem_uint_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_swap") static inline unsigned long shmem_ulong_swap(unsigned long* dest, unsigned long value, int pe) { SHMEMI_CALLED_AS("shmem_ulong_swap"); return shmem_ulong_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_swap") static inline unsigned long long shmem_ulonglong_swap(unsigned long long* dest, unsigned long long value, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_swap"); return shmem_ulonglong_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int32_atomic_swap") static inline int32_t shmem_int32_swap(int32_t* dest, int32_t value, int pe) { SHMEMI_CALLED_AS("shmem_int32_swap"); return shmem_int32_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int64_atomic_swap") static inline int64_t shmem_int64_swap(int64_t* dest, int64_t value, int pe) { SHMEMI_CALLED_AS("shmem_int64_swap"); return shmem_int64_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint32_atomic_swap") static inline uint32_t shmem_uint32_swap(uint32_t* dest, uint32_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint32_swap"); return shmem_uint32_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint64_atomic_swap") static inline uint64_t shmem_uint64_swap(uint64_t* dest, uint64_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint64_swap"); return shmem_uint64_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_size_atomic_swap") static inline size_t shmem_size_swap(size_t* dest, size_t value, int pe) { SHMEMI_CALLED_AS("shmem_size_swap"); return shmem_size_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ptrdiff_atomic_swap") static inline ptrdiff_t shmem_ptrdiff_swap(ptrdiff_t* dest, ptrdiff_t value, int pe) { SHMEMI_CALLED_AS("shmem_ptrdiff_swap"); return shmem_ptrdiff_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_compare_swap") static inline int shmem_int_cswap(int* dest, int cond, int value, int pe) { SHMEMI_CALLED_AS("shmem_int_cswap"); return shmem_int_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_compare_swap") static inline long shmem_long_cswap(long* dest, long cond, long value, int pe) { SHMEMI_CALLED_AS("shmem_long_cswap"); return shmem_long_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_compare_swap") static inline long long shmem_longlong_cswap(long long* dest, long long cond, long long value, int pe) { SHMEMI_CALLED_AS("shmem_longlong_cswap"); return shmem_longlong_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_compare_swap") static inline unsigned int shmem_uint_cswap(unsigned int* dest, unsigned int cond, unsigned int value, int pe) { SHMEMI_CALLED_AS("shmem_uint_cswap"); return shmem_uint_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_compare_swap") static inline unsigned long shmem_ulong_cswap(unsigned long* dest, unsigned long cond, unsigned long value, int pe) { SHMEMI_CALLED_AS("shmem_ulong_cswap"); return shmem_ulong_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_compare_swap") static inline unsigned long long shmem_ulonglong_cswap(unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_cswap"); return shmem_ulonglong_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int32_atomic_compare_swap") static inline int32_t shmem_int32_cswap(int32_t* dest, int32_t cond, int32_t value, int pe) { SHMEMI_CALLED_AS("shmem_int32_cswap"); return shmem_int32_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int64_atomic_compare_swap") static inline int64_t shmem_int64_cswap(int64_t* dest, int64_t cond, int64_t value, int pe) { SHMEMI_CALLED_AS("shmem_int64_cswap"); return shmem_int64_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint32_atomic_compare_swap") static inline uint32_t shmem_uint32_cswap(uint32_t* dest, uint32_t cond, uint32_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint32_cswap"); return shmem_uint32_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint64_atomic_compare_swap") static inline uint64_t shmem_uint64_cswap(uint64_t* dest, uint64_t cond, uint64_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint64_cswap"); return shmem_uint64_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_size_atomic_compare_swap") static inline size_t shmem_size_cswap(size_t* dest, size_t cond, size_t value, int pe) { SHMEMI_CALLED_AS("shmem_size_cswap"); return shmem_size_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ptrdiff_atomic_compare_swap") static inline ptrdiff_t shmem_ptrdiff_cswap(ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe) { SHMEMI_CALLED_AS("shmem_ptrdiff_cswap"); return shmem_ptrdiff_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_fetch_inc") static inline int shmem_int_finc(int* dest, int pe) { SHMEMI_CALLED_AS("shmem_int_finc"); return shmem_int_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_fetch_inc") static inline long shmem_long_finc(long* dest, int pe) { SHMEMI_CALLED_AS("shmem_long_finc"); return shmem_long_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_fetch_inc") static inline long long shmem_longlong_finc(long long* dest, int pe) { SHMEMI_CALLED_AS("shmem_longlong_finc"); return shmem_longlong_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_fetch_inc") static inline unsigned int shmem_uint_finc(unsigned int* dest, int pe) { SHMEMI_CALLED_AS("shmem_uint_finc"); return shmem_uint_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_fetch_inc") static inline unsigned long shmem_ulong_finc(unsigned long* dest, int pe) { SHMEMI_CALLED_AS("shmem_ulong_finc"); return shmem_ulong_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_fetch_inc") static inline unsigned long long shmem_ulonglong_finc(unsigned long long* dest, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_finc"); return shmem_ulonglong_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int32_atomic_fetch_inc") static inline int32_t shmem_int32_finc(int32_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_int32_finc"); return shmem_int32_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int64_atomic_fetch_inc") static inline int64_t shmem_int64_finc(int64_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_int64_finc"); return shmem_int64_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint32_atomic_fetch_inc") static inline uint32_t shmem_uint32_finc(uint32_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_uint32_finc"); return shmem_uint32_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint64_atomic_fetch_inc") static inline uint64_t shmem_uint64_finc(uint64_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_uint64_finc"); return shmem_uint64_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_size_atomic_fetch_inc") static inline size_t shmem_size_finc(size_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_size_finc"); return shmem_size_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ptrdiff_atomic_fetch_inc") static inline ptrdiff_t shmem_ptrdiff_finc(ptrdiff_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_ptrdiff_finc"); return shmem_ptrdiff_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_inc") static inline void shmem_int_inc(int* dest, int pe) { SHMEMI_CALLED_AS("shmem_int_inc"); shmem_int_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_inc") static inline void shmem_long_inc(long* dest, int pe) { SHMEMI_CALLED_AS("shmem_long_inc"); shmem_long_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_inc") static inline void shmem_longlong_inc(long long* dest, int pe) { SHMEMI_CALLED_AS("shmem_longlong_inc"); shmem_longlong_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_inc") static inline void shmem_uint_inc(unsigned int* dest, int pe) { SHMEMI_CALLED_AS("shmem_uint_inc"); shmem_uint_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_inc") static inline void shmem_ulong_inc(unsigned long* dest, int pe) { SHMEMI_CALLED_AS("shmem_ulong_inc"); shmem_ulong_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_inc") static inline void shmem_ulonglong_inc(unsigned long long* dest, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_inc"); shmem_ulonglong_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int32_atomic_inc") static inline void shmem_int32_inc(int32_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_int32_inc"); shmem_int32_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int64_atomic_inc") static inline void shmem_int64_inc(int64_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_int64_inc"); shmem_int64_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint32_atomic_inc") static inline void shmem_uint32_inc(uint32_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_uint32_inc"); shmem_uint32_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint64_atomic_inc") static inline void shmem_uint64_inc(uint64_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_uint64_inc"); shmem_uint64_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_size_atomic_inc") static inline void shmem_size_inc(size_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_size_inc"); shmem_size_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ptrdiff_atomic_inc") static inline void shmem_ptrdiff_inc(ptrdiff_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_ptrdiff_inc"); shmem_ptrdiff_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_fetch_add") static inline int shmem_int_fadd(int* dest, int value, int pe) { SHMEMI_CALLED_AS("shmem_int_fadd"); return shmem_int_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_fetch_add") static inline long shmem_long_fadd(long* dest, long value, int pe) { SHMEMI_CALLED_AS("shmem_long_fadd"); return shmem_long_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_fetch_add") static inline long long shmem_longlong_fadd(long long* dest, long long value, int pe) { SHMEMI_CALLED_AS("shmem_longlong_fadd"); return shmem_longlong_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_fetch_add") static inline unsigned int shmem_uint_fadd(unsigned int* dest, unsigned int value, int pe) { SHMEMI_CALLED_AS("shmem_uint_fadd"); return shmem_uint_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_fetch_add") static inline unsigned long shmem_ulong_fadd(unsigned long* dest, unsigned long value, int pe) { SHMEMI_CALLED_AS("shmem_ulong_fadd"); return shmem_ulong_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_fetch_add") static inline unsigned long long shmem_ulonglong_fadd(unsigned long long* dest, unsigned long long value, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_fadd"); return shmem_ulonglong_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int32_atomic_fetch_add") static inline int32_t shmem_int32_fadd(int32_t* dest, int32_t value, int pe) { SHMEMI_CALLED_AS("shmem_int32_fadd"); return shmem_int32_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int64_atomic_fetch_add") static inline int64_t shmem_int64_fadd(int64_t* dest, int64_t value, int pe) { SHMEMI_CALLED_AS("shmem_int64_fadd"); return shmem_int64_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint32_atomic_fetch_add") static inline uint32_t shmem_uint32_fadd(uint32_t* dest, uint32_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint32_fadd"); return shmem_uint32_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint64_atomic_fetch_add") static inline uint64_t shmem_uint64_fadd(uint64_t* dest, uint64_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint64_fadd"); return shmem_uint64_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_size_atomic_fetch_add") static inline size_t shmem_size_fadd(size_t* dest, size_t value, int pe) { SHMEMI_CALLED_AS("shmem_size_fadd"); return shmem_size_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ptrdiff_atomic_fetch_add") static inline ptrdiff_t shmem_ptrdiff_fadd(ptrdiff_t* dest, ptrdiff_t value, int pe) { SHMEMI_CALLED_AS("shmem_ptrdiff_fadd"); return shmem_ptrdiff_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_add") static inline void shmem_int_add(int* dest, int value, int pe) { SHMEMI_CALLED_AS("shmem_int_add"); shmem_int_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_add") static inline void shmem_long_add(long* dest, long value, int pe) { SHMEMI_CALLED_AS("shmem_long_add"); shmem_long_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_add") static inline void shmem_longlong_add(long long* dest, long long value, int pe) { SHMEMI_CALLED_AS("shmem_longlong_add"); shmem_longlong_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_add") static inline void shmem_uint_add(unsigned int* dest, unsigned int value, int pe) { SHMEMI_CALLED_AS("shmem_uint_add"); shmem_uint_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_add") static inline void shmem_ulong_add(unsigned long* dest, unsigned long value, int pe) { SHMEMI_CALLED_AS("shmem_ulong_add"); shmem_ulong_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_add") static inline void shmem_ulonglong_add(unsigned long long* dest, unsigned long long value, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_add"); shmem_ulonglong_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int32_atomic_add") static inline void shmem_int32_add(int32_t* dest, int32_t value, int pe) { SHMEMI_CALLED_AS("shmem_int32_add"); shmem_int32_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int64_atomic_add") static inline void shmem_int64_add(int64_t* dest, int64_t value, int pe) { SHMEMI_CALLED_AS("shmem_int64_add"); shmem_int64_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint32_atomic_add") static inline void shmem_uint32_add(uint32_t* dest, uint32_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint32_add"); shmem_uint32_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint64_atomic_add") static inline void shmem_uint64_add(uint64_t* dest, uint64_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint64_add"); shmem_uint64_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_size_atomic_add") static inline void shmem_size_add(size_t* dest, size_t value, int pe) { SHMEMI_CALLED_AS("shmem_size_add"); shmem_size_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ptrdiff_atomic_add") static inline void shmem_ptrdiff_add(ptrdiff_t* dest, ptrdiff_t value, int pe) { SHMEMI_CALLED_AS("shmem_ptrdiff_add"); shmem_ptrdiff_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_short_wait_until") static inline void shmem_short_wait(short* ivar, short cmp_value) { SHMEMI_CALLED_AS("shmem_short_wait"); shmem_short_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_wait_until") static inline void shmem_int_wait(int* ivar, int cmp_value) { SHMEMI_CALLED_AS("shmem_int_wait"); shmem_int_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_wait_until") static inline void shmem_long_wait(long* ivar, long cmp_value) { SHMEMI_CALLED_AS("shmem_long_wait"); shmem_long_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_wait_until") static inline void shmem_longlong_wait(long long* ivar, long long cmp_value) { SHMEMI_CALLED_AS("shmem_longlong_wait"); shmem_longlong_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
 
 /* Active-set collectives and 16-bit waits (deprecated in OpenSHMEM 1.5) */
 ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.5; use shmem_team_sync") static inline void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long* pSync) { ishmemi_aset_barrier("shmem_barrier", 1, PE_start, logPE_stride, PE_size, pSync); }
@@ -1847,33 +1865,33 @@ ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.5; use shmem_complexf_prod_reduce"
 #endif
 
 /* long double remote memory access */
-static inline void shmem_longdouble_put(long double* dest, const long double* source, size_t nelems, int pe) { shmem_putmem(dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
-static inline void shmem_ctx_longdouble_put(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, int pe) { shmem_ctx_putmem(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
-static inline void shmem_longdouble_p(long double* dest, long double value, int pe) { shmem_putmem(dest, &value, sizeof(long double), pe); }
-static inline void shmem_ctx_longdouble_p(shmem_ctx_t ctx, long double* dest, long double value, int pe) { shmem_ctx_putmem(ctx, dest, &value, sizeof(long double), pe); }
-static inline void shmem_longdouble_iput(long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_iput128(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_ctx_longdouble_iput(shmem_ctx_t ctx, long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_iput128(ctx, dest, source, dst, sst, nelems, pe); }
-static inline void shmem_longdouble_get(long double* dest, const long double* source, size_t nelems, int pe) { shmem_getmem(dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
-static inline void shmem_ctx_longdouble_get(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, int pe) { shmem_ctx_getmem(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
-static inline long double shmem_longdouble_g(const long double* source, int pe) { long double value; shmem_getmem(&value, source, sizeof(long double), pe); return value; }
-static inline long double shmem_ctx_longdouble_g(shmem_ctx_t ctx, const long double* source, int pe) { long double value; shmem_ctx_getmem(ctx, &value, source, sizeof(long double), pe); return value; }
-static inline void shmem_longdouble_iget(long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_iget128(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_ctx_longdouble_iget(shmem_ctx_t ctx, long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_iget128(ctx, dest, source, dst, sst, nelems, pe); }
-static inline void shmem_longdouble_put_nbi(long double* dest, const long double* source, size_t nelems, int pe) { shmem_putmem_nbi(dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
-static inline void shmem_ctx_longdouble_put_nbi(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, int pe) { shmem_ctx_putmem_nbi(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
-static inline void shmem_longdouble_get_nbi(long double* dest, const long double* source, size_t nelems, int pe) { shmem_getmem_nbi(dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
-static inline void shmem_ctx_longdouble_get_nbi(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, int pe) { shmem_ctx_getmem_nbi(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
-static inline void shmem_longdouble_put_signal(long double* dest, const long double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { shmem_putmem_signal(dest, source, shmemi_bytes(nelems, sizeof(long double)), sig_addr, signal, sig_op, pe); }
-static inline void shmem_ctx_longdouble_put_signal(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_putmem_signal(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), sig_addr, signal, sig_op, pe); }
-static inline void shmem_longdouble_put_signal_nbi(long double* dest, const long double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { shmem_putmem_signal_nbi(dest, source, shmemi_bytes(nelems, sizeof(long double)), sig_addr, signal, sig_op, pe); }
-static inline void shmem_ctx_longdouble_put_signal_nbi(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_putmem_signal_nbi(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), sig_addr, signal, sig_op, pe); }
+static inline void shmem_longdouble_put(long double* dest, const long double* source, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_put"); shmem_putmem(dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
+static inline void shmem_ctx_longdouble_put(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_put"); shmem_ctx_putmem(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
+static inline void shmem_longdouble_p(long double* dest, long double value, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_p"); shmem_putmem(dest, &value, sizeof(long double), pe); }
+static inline void shmem_ctx_longdouble_p(shmem_ctx_t ctx, long double* dest, long double value, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_p"); shmem_ctx_putmem(ctx, dest, &value, sizeof(long double), pe); }
+static inline void shmem_longdouble_iput(long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_iput"); shmem_iput128(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_longdouble_iput(shmem_ctx_t ctx, long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_iput"); shmem_ctx_iput128(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_longdouble_get(long double* dest, const long double* source, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_get"); shmem_getmem(dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
+static inline void shmem_ctx_longdouble_get(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_get"); shmem_ctx_getmem(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
+static inline long double shmem_longdouble_g(const long double* source, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_g"); long double value; shmem_getmem(&value, source, sizeof(long double), pe); return value; }
+static inline long double shmem_ctx_longdouble_g(shmem_ctx_t ctx, const long double* source, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_g"); long double value; shmem_ctx_getmem(ctx, &value, source, sizeof(long double), pe); return value; }
+static inline void shmem_longdouble_iget(long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_iget"); shmem_iget128(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_longdouble_iget(shmem_ctx_t ctx, long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_iget"); shmem_ctx_iget128(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_longdouble_put_nbi(long double* dest, const long double* source, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_put_nbi"); shmem_putmem_nbi(dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
+static inline void shmem_ctx_longdouble_put_nbi(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_put_nbi"); shmem_ctx_putmem_nbi(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
+static inline void shmem_longdouble_get_nbi(long double* dest, const long double* source, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_get_nbi"); shmem_getmem_nbi(dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
+static inline void shmem_ctx_longdouble_get_nbi(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_get_nbi"); shmem_ctx_getmem_nbi(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
+static inline void shmem_longdouble_put_signal(long double* dest, const long double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_put_signal"); shmem_putmem_signal(dest, source, shmemi_bytes(nelems, sizeof(long double)), sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_longdouble_put_signal(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_put_signal"); shmem_ctx_putmem_signal(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), sig_addr, signal, sig_op, pe); }
+static inline void shmem_longdouble_put_signal_nbi(long double* dest, const long double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_put_signal_nbi"); shmem_putmem_signal_nbi(dest, source, shmemi_bytes(nelems, sizeof(long double)), sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_longdouble_put_signal_nbi(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_put_signal_nbi"); shmem_ctx_putmem_signal_nbi(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), sig_addr, signal, sig_op, pe); }
 
 /* long double and complex collectives */
-static inline int shmem_longdouble_alltoall(shmem_team_t team, long double* dest, const long double* source, size_t nelems) { return shmem_alltoallmem(team, dest, source, shmemi_bytes(nelems, sizeof(long double))); }
+static inline int shmem_longdouble_alltoall(shmem_team_t team, long double* dest, const long double* source, size_t nelems) { SHMEMI_CALLED_AS("shmem_longdouble_alltoall"); return shmem_alltoallmem(team, dest, source, shmemi_bytes(nelems, sizeof(long double))); }
 static inline int shmem_longdouble_alltoalls(shmem_team_t team, long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemi_team_alltoalls_extra("shmem_longdouble_alltoalls", team, dest, source, dst, sst, nelems, sizeof(long double)); }
-static inline int shmem_longdouble_broadcast(shmem_team_t team, long double* dest, const long double* source, size_t nelems, int PE_root) { return shmem_broadcastmem(team, dest, source, shmemi_bytes(nelems, sizeof(long double)), PE_root); }
-static inline int shmem_longdouble_collect(shmem_team_t team, long double* dest, const long double* source, size_t nelems) { return shmem_collectmem(team, dest, source, shmemi_bytes(nelems, sizeof(long double))); }
-static inline int shmem_longdouble_fcollect(shmem_team_t team, long double* dest, const long double* source, size_t nelems) { return shmem_fcollectmem(team, dest, source, shmemi_bytes(nelems, sizeof(long double))); }
+static inline int shmem_longdouble_broadcast(shmem_team_t team, long double* dest, const long double* source, size_t nelems, int PE_root) { SHMEMI_CALLED_AS("shmem_longdouble_broadcast"); return shmem_broadcastmem(team, dest, source, shmemi_bytes(nelems, sizeof(long double)), PE_root); }
+static inline int shmem_longdouble_collect(shmem_team_t team, long double* dest, const long double* source, size_t nelems) { SHMEMI_CALLED_AS("shmem_longdouble_collect"); return shmem_collectmem(team, dest, source, shmemi_bytes(nelems, sizeof(long double))); }
+static inline int shmem_longdouble_fcollect(shmem_team_t team, long double* dest, const long double* source, size_t nelems) { SHMEMI_CALLED_AS("shmem_longdouble_fcollect"); return shmem_fcollectmem(team, dest, source, shmemi_bytes(nelems, sizeof(long double))); }
 static inline int shmem_longdouble_max_reduce(shmem_team_t team, long double* dest, const long double* source, size_t nreduce) { return ishmemi_team_reduce_extra("shmem_longdouble_max_reduce", SHMEMI_REDUCE_MAX, SHMEMI_ELEM_LONGDOUBLE, team, dest, source, nreduce); }
 static inline int shmem_longdouble_min_reduce(shmem_team_t team, long double* dest, const long double* source, size_t nreduce) { return ishmemi_team_reduce_extra("shmem_longdouble_min_reduce", SHMEMI_REDUCE_MIN, SHMEMI_ELEM_LONGDOUBLE, team, dest, source, nreduce); }
 static inline int shmem_longdouble_sum_reduce(shmem_team_t team, long double* dest, const long double* source, size_t nreduce) { return ishmemi_team_reduce_extra("shmem_longdouble_sum_reduce", SHMEMI_REDUCE_SUM, SHMEMI_ELEM_LONGDOUBLE, team, dest, source, nreduce); }
@@ -1905,89 +1923,89 @@ static inline int shmem_complexf_prod_reduce(shmem_team_t team, float _Complex* 
    of the untyped names; shmem_sync of a team, and of an active set (deprecated). */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_float_atomic_fetch") inline float shmem_fetch(const float* source, int pe) { return shmem_float_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_double_atomic_fetch") inline double shmem_fetch(const double* source, int pe) { return shmem_double_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_fetch") inline int shmem_fetch(const int* source, int pe) { return shmem_int_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_fetch") inline long shmem_fetch(const long* source, int pe) { return shmem_long_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_fetch") inline long long shmem_fetch(const long long* source, int pe) { return shmem_longlong_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_fetch") inline unsigned int shmem_fetch(const unsigned int* source, int pe) { return shmem_uint_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_fetch") inline unsigned long shmem_fetch(const unsigned long* source, int pe) { return shmem_ulong_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_fetch") inline unsigned long long shmem_fetch(const unsigned long long* source, int pe) { return shmem_ulonglong_atomic_fetch(source, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_float_atomic_set") inline void shmem_set(float* dest, float value, int pe) { shmem_float_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_double_atomic_set") inline void shmem_set(double* dest, double value, int pe) { shmem_double_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_set") inline void shmem_set(int* dest, int value, int pe) { shmem_int_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_set") inline void shmem_set(long* dest, long value, int pe) { shmem_long_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_set") inline void shmem_set(long long* dest, long long value, int pe) { shmem_longlong_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_set") inline void shmem_set(unsigned int* dest, unsigned int value, int pe) { shmem_uint_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_set") inline void shmem_set(unsigned long* dest, unsigned long value, int pe) { shmem_ulong_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_set") inline void shmem_set(unsigned long long* dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_set(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_float_atomic_swap") inline float shmem_swap(float* dest, float value, int pe) { return shmem_float_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_double_atomic_swap") inline double shmem_swap(double* dest, double value, int pe) { return shmem_double_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_swap") inline int shmem_swap(int* dest, int value, int pe) { return shmem_int_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_swap") inline long shmem_swap(long* dest, long value, int pe) { return shmem_long_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_swap") inline long long shmem_swap(long long* dest, long long value, int pe) { return shmem_longlong_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_swap") inline unsigned int shmem_swap(unsigned int* dest, unsigned int value, int pe) { return shmem_uint_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_swap") inline unsigned long shmem_swap(unsigned long* dest, unsigned long value, int pe) { return shmem_ulong_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_swap") inline unsigned long long shmem_swap(unsigned long long* dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_swap(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_compare_swap") inline int shmem_cswap(int* dest, int cond, int value, int pe) { return shmem_int_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_compare_swap") inline long shmem_cswap(long* dest, long cond, long value, int pe) { return shmem_long_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_compare_swap") inline long long shmem_cswap(long long* dest, long long cond, long long value, int pe) { return shmem_longlong_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_compare_swap") inline unsigned int shmem_cswap(unsigned int* dest, unsigned int cond, unsigned int value, int pe) { return shmem_uint_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_compare_swap") inline unsigned long shmem_cswap(unsigned long* dest, unsigned long cond, unsigned long value, int pe) { return shmem_ulong_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_compare_swap") inline unsigned long long shmem_cswap(unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) { return shmem_ulonglong_atomic_compare_swap(dest, cond, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_fetch_inc") inline int shmem_finc(int* dest, int pe) { return shmem_int_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_fetch_inc") inline long shmem_finc(long* dest, int pe) { return shmem_long_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_fetch_inc") inline long long shmem_finc(long long* dest, int pe) { return shmem_longlong_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_fetch_inc") inline unsigned int shmem_finc(unsigned int* dest, int pe) { return shmem_uint_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_fetch_inc") inline unsigned long shmem_finc(unsigned long* dest, int pe) { return shmem_ulong_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_fetch_inc") inline unsigned long long shmem_finc(unsigned long long* dest, int pe) { return shmem_ulonglong_atomic_fetch_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_inc") inline void shmem_inc(int* dest, int pe) { shmem_int_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_inc") inline void shmem_inc(long* dest, int pe) { shmem_long_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_inc") inline void shmem_inc(long long* dest, int pe) { shmem_longlong_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_inc") inline void shmem_inc(unsigned int* dest, int pe) { shmem_uint_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_inc") inline void shmem_inc(unsigned long* dest, int pe) { shmem_ulong_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_inc") inline void shmem_inc(unsigned long long* dest, int pe) { shmem_ulonglong_atomic_inc(dest, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_fetch_add") inline int shmem_fadd(int* dest, int value, int pe) { return shmem_int_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_fetch_add") inline long shmem_fadd(long* dest, long value, int pe) { return shmem_long_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_fetch_add") inline long long shmem_fadd(long long* dest, long long value, int pe) { return shmem_longlong_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_fetch_add") inline unsigned int shmem_fadd(unsigned int* dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_fetch_add") inline unsigned long shmem_fadd(unsigned long* dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_fetch_add") inline unsigned long long shmem_fadd(unsigned long long* dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_add") inline void shmem_add(int* dest, int value, int pe) { shmem_int_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_add") inline void shmem_add(long* dest, long value, int pe) { shmem_long_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_add") inline void shmem_add(long long* dest, long long value, int pe) { shmem_longlong_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_add") inline void shmem_add(unsigned int* dest, unsigned int value, int pe) { shmem_uint_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_add") inline void shmem_add(unsigned long* dest, unsigned long value, int pe) { shmem_ulong_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_add") inline void shmem_add(unsigned long long* dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_add(dest, value, pe); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_short_wait_until") inline void shmem_wait(short* ivar, short cmp_value) { shmem_short_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_wait_until") inline void shmem_wait(int* ivar, int cmp_value) { shmem_int_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_wait_until") inline void shmem_wait(long* ivar, long cmp_value) { shmem_long_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
-ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_wait_until") inline void shmem_wait(long long* ivar, long long cmp_value) { shmem_longlong_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
-inline void shmem_put(long double* dest, const long double* source, size_t nelems, int pe) { shmem_putmem(dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
-inline void shmem_put(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, int pe) { shmem_ctx_putmem(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
-inline void shmem_p(long double* dest, long double value, int pe) { shmem_putmem(dest, &value, sizeof(long double), pe); }
-inline void shmem_p(shmem_ctx_t ctx, long double* dest, long double value, int pe) { shmem_ctx_putmem(ctx, dest, &value, sizeof(long double), pe); }
-inline void shmem_iput(long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_iput128(dest, source, dst, sst, nelems, pe); }
-inline void shmem_iput(shmem_ctx_t ctx, long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_iput128(ctx, dest, source, dst, sst, nelems, pe); }
-inline void shmem_get(long double* dest, const long double* source, size_t nelems, int pe) { shmem_getmem(dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
-inline void shmem_get(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, int pe) { shmem_ctx_getmem(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
-inline long double shmem_g(const long double* source, int pe) { long double value; shmem_getmem(&value, source, sizeof(long double), pe); return value; }
-inline long double shmem_g(shmem_ctx_t ctx, const long double* source, int pe) { long double value; shmem_ctx_getmem(ctx, &value, source, sizeof(long double), pe); return value; }
-inline void shmem_iget(long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_iget128(dest, source, dst, sst, nelems, pe); }
-inline void shmem_iget(shmem_ctx_t ctx, long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_iget128(ctx, dest, source, dst, sst, nelems, pe); }
-inline void shmem_put_nbi(long double* dest, const long double* source, size_t nelems, int pe) { shmem_putmem_nbi(dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
-inline void shmem_put_nbi(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, int pe) { shmem_ctx_putmem_nbi(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
-inline void shmem_get_nbi(long double* dest, const long double* source, size_t nelems, int pe) { shmem_getmem_nbi(dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
-inline void shmem_get_nbi(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, int pe) { shmem_ctx_getmem_nbi(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
-inline void shmem_put_signal(long double* dest, const long double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { shmem_putmem_signal(dest, source, shmemi_bytes(nelems, sizeof(long double)), sig_addr, signal, sig_op, pe); }
-inline void shmem_put_signal(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_putmem_signal(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), sig_addr, signal, sig_op, pe); }
-inline void shmem_put_signal_nbi(long double* dest, const long double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { shmem_putmem_signal_nbi(dest, source, shmemi_bytes(nelems, sizeof(long double)), sig_addr, signal, sig_op, pe); }
-inline void shmem_put_signal_nbi(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_putmem_signal_nbi(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), sig_addr, signal, sig_op, pe); }
-inline int shmem_alltoall(shmem_team_t team, long double* dest, const long double* source, size_t nelems) { return shmem_alltoallmem(team, dest, source, shmemi_bytes(nelems, sizeof(long double))); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_float_atomic_fetch") inline float shmem_fetch(const float* source, int pe) { SHMEMI_CALLED_AS("shmem_float_fetch"); return shmem_float_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_double_atomic_fetch") inline double shmem_fetch(const double* source, int pe) { SHMEMI_CALLED_AS("shmem_double_fetch"); return shmem_double_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_fetch") inline int shmem_fetch(const int* source, int pe) { SHMEMI_CALLED_AS("shmem_int_fetch"); return shmem_int_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_fetch") inline long shmem_fetch(const long* source, int pe) { SHMEMI_CALLED_AS("shmem_long_fetch"); return shmem_long_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_fetch") inline long long shmem_fetch(const long long* source, int pe) { SHMEMI_CALLED_AS("shmem_longlong_fetch"); return shmem_longlong_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_fetch") inline unsigned int shmem_fetch(const unsigned int* source, int pe) { SHMEMI_CALLED_AS("shmem_uint_fetch"); return shmem_uint_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_fetch") inline unsigned long shmem_fetch(const unsigned long* source, int pe) { SHMEMI_CALLED_AS("shmem_ulong_fetch"); return shmem_ulong_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_fetch") inline unsigned long long shmem_fetch(const unsigned long long* source, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_fetch"); return shmem_ulonglong_atomic_fetch(source, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_float_atomic_set") inline void shmem_set(float* dest, float value, int pe) { SHMEMI_CALLED_AS("shmem_float_set"); shmem_float_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_double_atomic_set") inline void shmem_set(double* dest, double value, int pe) { SHMEMI_CALLED_AS("shmem_double_set"); shmem_double_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_set") inline void shmem_set(int* dest, int value, int pe) { SHMEMI_CALLED_AS("shmem_int_set"); shmem_int_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_set") inline void shmem_set(long* dest, long value, int pe) { SHMEMI_CALLED_AS("shmem_long_set"); shmem_long_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_set") inline void shmem_set(long long* dest, long long value, int pe) { SHMEMI_CALLED_AS("shmem_longlong_set"); shmem_longlong_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_set") inline void shmem_set(unsigned int* dest, unsigned int value, int pe) { SHMEMI_CALLED_AS("shmem_uint_set"); shmem_uint_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_set") inline void shmem_set(unsigned long* dest, unsigned long value, int pe) { SHMEMI_CALLED_AS("shmem_ulong_set"); shmem_ulong_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_set") inline void shmem_set(unsigned long long* dest, unsigned long long value, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_set"); shmem_ulonglong_atomic_set(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_float_atomic_swap") inline float shmem_swap(float* dest, float value, int pe) { SHMEMI_CALLED_AS("shmem_float_swap"); return shmem_float_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_double_atomic_swap") inline double shmem_swap(double* dest, double value, int pe) { SHMEMI_CALLED_AS("shmem_double_swap"); return shmem_double_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_swap") inline int shmem_swap(int* dest, int value, int pe) { SHMEMI_CALLED_AS("shmem_int_swap"); return shmem_int_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_swap") inline long shmem_swap(long* dest, long value, int pe) { SHMEMI_CALLED_AS("shmem_long_swap"); return shmem_long_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_swap") inline long long shmem_swap(long long* dest, long long value, int pe) { SHMEMI_CALLED_AS("shmem_longlong_swap"); return shmem_longlong_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_swap") inline unsigned int shmem_swap(unsigned int* dest, unsigned int value, int pe) { SHMEMI_CALLED_AS("shmem_uint_swap"); return shmem_uint_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_swap") inline unsigned long shmem_swap(unsigned long* dest, unsigned long value, int pe) { SHMEMI_CALLED_AS("shmem_ulong_swap"); return shmem_ulong_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_swap") inline unsigned long long shmem_swap(unsigned long long* dest, unsigned long long value, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_swap"); return shmem_ulonglong_atomic_swap(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_compare_swap") inline int shmem_cswap(int* dest, int cond, int value, int pe) { SHMEMI_CALLED_AS("shmem_int_cswap"); return shmem_int_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_compare_swap") inline long shmem_cswap(long* dest, long cond, long value, int pe) { SHMEMI_CALLED_AS("shmem_long_cswap"); return shmem_long_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_compare_swap") inline long long shmem_cswap(long long* dest, long long cond, long long value, int pe) { SHMEMI_CALLED_AS("shmem_longlong_cswap"); return shmem_longlong_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_compare_swap") inline unsigned int shmem_cswap(unsigned int* dest, unsigned int cond, unsigned int value, int pe) { SHMEMI_CALLED_AS("shmem_uint_cswap"); return shmem_uint_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_compare_swap") inline unsigned long shmem_cswap(unsigned long* dest, unsigned long cond, unsigned long value, int pe) { SHMEMI_CALLED_AS("shmem_ulong_cswap"); return shmem_ulong_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_compare_swap") inline unsigned long long shmem_cswap(unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_cswap"); return shmem_ulonglong_atomic_compare_swap(dest, cond, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_fetch_inc") inline int shmem_finc(int* dest, int pe) { SHMEMI_CALLED_AS("shmem_int_finc"); return shmem_int_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_fetch_inc") inline long shmem_finc(long* dest, int pe) { SHMEMI_CALLED_AS("shmem_long_finc"); return shmem_long_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_fetch_inc") inline long long shmem_finc(long long* dest, int pe) { SHMEMI_CALLED_AS("shmem_longlong_finc"); return shmem_longlong_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_fetch_inc") inline unsigned int shmem_finc(unsigned int* dest, int pe) { SHMEMI_CALLED_AS("shmem_uint_finc"); return shmem_uint_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_fetch_inc") inline unsigned long shmem_finc(unsigned long* dest, int pe) { SHMEMI_CALLED_AS("shmem_ulong_finc"); return shmem_ulong_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_fetch_inc") inline unsigned long long shmem_finc(unsigned long long* dest, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_finc"); return shmem_ulonglong_atomic_fetch_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_inc") inline void shmem_inc(int* dest, int pe) { SHMEMI_CALLED_AS("shmem_int_inc"); shmem_int_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_inc") inline void shmem_inc(long* dest, int pe) { SHMEMI_CALLED_AS("shmem_long_inc"); shmem_long_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_inc") inline void shmem_inc(long long* dest, int pe) { SHMEMI_CALLED_AS("shmem_longlong_inc"); shmem_longlong_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_inc") inline void shmem_inc(unsigned int* dest, int pe) { SHMEMI_CALLED_AS("shmem_uint_inc"); shmem_uint_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_inc") inline void shmem_inc(unsigned long* dest, int pe) { SHMEMI_CALLED_AS("shmem_ulong_inc"); shmem_ulong_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_inc") inline void shmem_inc(unsigned long long* dest, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_inc"); shmem_ulonglong_atomic_inc(dest, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_fetch_add") inline int shmem_fadd(int* dest, int value, int pe) { SHMEMI_CALLED_AS("shmem_int_fadd"); return shmem_int_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_fetch_add") inline long shmem_fadd(long* dest, long value, int pe) { SHMEMI_CALLED_AS("shmem_long_fadd"); return shmem_long_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_fetch_add") inline long long shmem_fadd(long long* dest, long long value, int pe) { SHMEMI_CALLED_AS("shmem_longlong_fadd"); return shmem_longlong_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_fetch_add") inline unsigned int shmem_fadd(unsigned int* dest, unsigned int value, int pe) { SHMEMI_CALLED_AS("shmem_uint_fadd"); return shmem_uint_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_fetch_add") inline unsigned long shmem_fadd(unsigned long* dest, unsigned long value, int pe) { SHMEMI_CALLED_AS("shmem_ulong_fadd"); return shmem_ulong_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_fetch_add") inline unsigned long long shmem_fadd(unsigned long long* dest, unsigned long long value, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_fadd"); return shmem_ulonglong_atomic_fetch_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_atomic_add") inline void shmem_add(int* dest, int value, int pe) { SHMEMI_CALLED_AS("shmem_int_add"); shmem_int_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_atomic_add") inline void shmem_add(long* dest, long value, int pe) { SHMEMI_CALLED_AS("shmem_long_add"); shmem_long_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_atomic_add") inline void shmem_add(long long* dest, long long value, int pe) { SHMEMI_CALLED_AS("shmem_longlong_add"); shmem_longlong_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_uint_atomic_add") inline void shmem_add(unsigned int* dest, unsigned int value, int pe) { SHMEMI_CALLED_AS("shmem_uint_add"); shmem_uint_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulong_atomic_add") inline void shmem_add(unsigned long* dest, unsigned long value, int pe) { SHMEMI_CALLED_AS("shmem_ulong_add"); shmem_ulong_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_ulonglong_atomic_add") inline void shmem_add(unsigned long long* dest, unsigned long long value, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_add"); shmem_ulonglong_atomic_add(dest, value, pe); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_short_wait_until") inline void shmem_wait(short* ivar, short cmp_value) { SHMEMI_CALLED_AS("shmem_short_wait"); shmem_short_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_int_wait_until") inline void shmem_wait(int* ivar, int cmp_value) { SHMEMI_CALLED_AS("shmem_int_wait"); shmem_int_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_long_wait_until") inline void shmem_wait(long* ivar, long cmp_value) { SHMEMI_CALLED_AS("shmem_long_wait"); shmem_long_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
+ISHMEMI_DEPRECATED("deprecated in OpenSHMEM 1.4; use shmem_longlong_wait_until") inline void shmem_wait(long long* ivar, long long cmp_value) { SHMEMI_CALLED_AS("shmem_longlong_wait"); shmem_longlong_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
+inline void shmem_put(long double* dest, const long double* source, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_put"); shmem_putmem(dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
+inline void shmem_put(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_put"); shmem_ctx_putmem(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
+inline void shmem_p(long double* dest, long double value, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_p"); shmem_putmem(dest, &value, sizeof(long double), pe); }
+inline void shmem_p(shmem_ctx_t ctx, long double* dest, long double value, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_p"); shmem_ctx_putmem(ctx, dest, &value, sizeof(long double), pe); }
+inline void shmem_iput(long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_iput"); shmem_iput128(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(shmem_ctx_t ctx, long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_iput"); shmem_ctx_iput128(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_get(long double* dest, const long double* source, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_get"); shmem_getmem(dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
+inline void shmem_get(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_get"); shmem_ctx_getmem(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
+inline long double shmem_g(const long double* source, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_g"); long double value; shmem_getmem(&value, source, sizeof(long double), pe); return value; }
+inline long double shmem_g(shmem_ctx_t ctx, const long double* source, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_g"); long double value; shmem_ctx_getmem(ctx, &value, source, sizeof(long double), pe); return value; }
+inline void shmem_iget(long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_iget"); shmem_iget128(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(shmem_ctx_t ctx, long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_iget"); shmem_ctx_iget128(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_put_nbi(long double* dest, const long double* source, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_put_nbi"); shmem_putmem_nbi(dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
+inline void shmem_put_nbi(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_put_nbi"); shmem_ctx_putmem_nbi(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
+inline void shmem_get_nbi(long double* dest, const long double* source, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_get_nbi"); shmem_getmem_nbi(dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
+inline void shmem_get_nbi(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_get_nbi"); shmem_ctx_getmem_nbi(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), pe); }
+inline void shmem_put_signal(long double* dest, const long double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_put_signal"); shmem_putmem_signal(dest, source, shmemi_bytes(nelems, sizeof(long double)), sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_put_signal"); shmem_ctx_putmem_signal(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(long double* dest, const long double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { SHMEMI_CALLED_AS("shmem_longdouble_put_signal_nbi"); shmem_putmem_signal_nbi(dest, source, shmemi_bytes(nelems, sizeof(long double)), sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, long double* dest, const long double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { SHMEMI_CALLED_AS("shmem_ctx_longdouble_put_signal_nbi"); shmem_ctx_putmem_signal_nbi(ctx, dest, source, shmemi_bytes(nelems, sizeof(long double)), sig_addr, signal, sig_op, pe); }
+inline int shmem_alltoall(shmem_team_t team, long double* dest, const long double* source, size_t nelems) { SHMEMI_CALLED_AS("shmem_longdouble_alltoall"); return shmem_alltoallmem(team, dest, source, shmemi_bytes(nelems, sizeof(long double))); }
 inline int shmem_alltoalls(shmem_team_t team, long double* dest, const long double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemi_team_alltoalls_extra("shmem_longdouble_alltoalls", team, dest, source, dst, sst, nelems, sizeof(long double)); }
-inline int shmem_broadcast(shmem_team_t team, long double* dest, const long double* source, size_t nelems, int PE_root) { return shmem_broadcastmem(team, dest, source, shmemi_bytes(nelems, sizeof(long double)), PE_root); }
-inline int shmem_collect(shmem_team_t team, long double* dest, const long double* source, size_t nelems) { return shmem_collectmem(team, dest, source, shmemi_bytes(nelems, sizeof(long double))); }
-inline int shmem_fcollect(shmem_team_t team, long double* dest, const long double* source, size_t nelems) { return shmem_fcollectmem(team, dest, source, shmemi_bytes(nelems, sizeof(long double))); }
+inline int shmem_broadcast(shmem_team_t team, long double* dest, const long double* source, size_t nelems, int PE_root) { SHMEMI_CALLED_AS("shmem_longdouble_broadcast"); return shmem_broadcastmem(team, dest, source, shmemi_bytes(nelems, sizeof(long double)), PE_root); }
+inline int shmem_collect(shmem_team_t team, long double* dest, const long double* source, size_t nelems) { SHMEMI_CALLED_AS("shmem_longdouble_collect"); return shmem_collectmem(team, dest, source, shmemi_bytes(nelems, sizeof(long double))); }
+inline int shmem_fcollect(shmem_team_t team, long double* dest, const long double* source, size_t nelems) { SHMEMI_CALLED_AS("shmem_longdouble_fcollect"); return shmem_fcollectmem(team, dest, source, shmemi_bytes(nelems, sizeof(long double))); }
 inline int shmem_max_reduce(shmem_team_t team, long double* dest, const long double* source, size_t nreduce) { return ishmemi_team_reduce_extra("shmem_longdouble_max_reduce", SHMEMI_REDUCE_MAX, SHMEMI_ELEM_LONGDOUBLE, team, dest, source, nreduce); }
 inline int shmem_min_reduce(shmem_team_t team, long double* dest, const long double* source, size_t nreduce) { return ishmemi_team_reduce_extra("shmem_longdouble_min_reduce", SHMEMI_REDUCE_MIN, SHMEMI_ELEM_LONGDOUBLE, team, dest, source, nreduce); }
 inline int shmem_sum_reduce(shmem_team_t team, long double* dest, const long double* source, size_t nreduce) { return ishmemi_team_reduce_extra("shmem_longdouble_sum_reduce", SHMEMI_REDUCE_SUM, SHMEMI_ELEM_LONGDOUBLE, team, dest, source, nreduce); }
@@ -3094,112 +3112,112 @@ inline int shmem_prod_reduce(shmem_team_t team, T* dest, const T* source, size_t
 /* The deprecated untyped names, over copies of the typed routines without their deprecation. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-static inline float shmemi_float_fetch(const float* source, int pe) { return shmem_float_atomic_fetch(source, pe); }
-static inline double shmemi_double_fetch(const double* source, int pe) { return shmem_double_atomic_fetch(source, pe); }
-static inline int shmemi_int_fetch(const int* source, int pe) { return shmem_int_atomic_fetch(source, pe); }
-static inline long shmemi_long_fetch(const long* source, int pe) { return shmem_long_atomic_fetch(source, pe); }
-static inline long long shmemi_longlong_fetch(const long long* source, int pe) { return shmem_longlong_atomic_fetch(source, pe); }
-static inline unsigned int shmemi_uint_fetch(const unsigned int* source, int pe) { return shmem_uint_atomic_fetch(source, pe); }
-static inline unsigned long shmemi_ulong_fetch(const unsigned long* source, int pe) { return shmem_ulong_atomic_fetch(source, pe); }
-static inline unsigned long long shmemi_ulonglong_fetch(const unsigned long long* source, int pe) { return shmem_ulonglong_atomic_fetch(source, pe); }
-static inline int32_t shmemi_int32_fetch(const int32_t* source, int pe) { return shmem_int32_atomic_fetch(source, pe); }
-static inline int64_t shmemi_int64_fetch(const int64_t* source, int pe) { return shmem_int64_atomic_fetch(source, pe); }
-static inline uint32_t shmemi_uint32_fetch(const uint32_t* source, int pe) { return shmem_uint32_atomic_fetch(source, pe); }
-static inline uint64_t shmemi_uint64_fetch(const uint64_t* source, int pe) { return shmem_uint64_atomic_fetch(source, pe); }
-static inline size_t shmemi_size_fetch(const size_t* source, int pe) { return shmem_size_atomic_fetch(source, pe); }
-static inline ptrdiff_t shmemi_ptrdiff_fetch(const ptrdiff_t* source, int pe) { return shmem_ptrdiff_atomic_fetch(source, pe); }
-static inline void shmemi_float_set(float* dest, float value, int pe) { shmem_float_atomic_set(dest, value, pe); }
-static inline void shmemi_double_set(double* dest, double value, int pe) { shmem_double_atomic_set(dest, value, pe); }
-static inline void shmemi_int_set(int* dest, int value, int pe) { shmem_int_atomic_set(dest, value, pe); }
-static inline void shmemi_long_set(long* dest, long value, int pe) { shmem_long_atomic_set(dest, value, pe); }
-static inline void shmemi_longlong_set(long long* dest, long long value, int pe) { shmem_longlong_atomic_set(dest, value, pe); }
-static inline void shmemi_uint_set(unsigned int* dest, unsigned int value, int pe) { shmem_uint_atomic_set(dest, value, pe); }
-static inline void shmemi_ulong_set(unsigned long* dest, unsigned long value, int pe) { shmem_ulong_atomic_set(dest, value, pe); }
-static inline void shmemi_ulonglong_set(unsigned long long* dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_set(dest, value, pe); }
-static inline void shmemi_int32_set(int32_t* dest, int32_t value, int pe) { shmem_int32_atomic_set(dest, value, pe); }
-static inline void shmemi_int64_set(int64_t* dest, int64_t value, int pe) { shmem_int64_atomic_set(dest, value, pe); }
-static inline void shmemi_uint32_set(uint32_t* dest, uint32_t value, int pe) { shmem_uint32_atomic_set(dest, value, pe); }
-static inline void shmemi_uint64_set(uint64_t* dest, uint64_t value, int pe) { shmem_uint64_atomic_set(dest, value, pe); }
-static inline void shmemi_size_set(size_t* dest, size_t value, int pe) { shmem_size_atomic_set(dest, value, pe); }
-static inline void shmemi_ptrdiff_set(ptrdiff_t* dest, ptrdiff_t value, int pe) { shmem_ptrdiff_atomic_set(dest, value, pe); }
-static inline float shmemi_float_swap(float* dest, float value, int pe) { return shmem_float_atomic_swap(dest, value, pe); }
-static inline double shmemi_double_swap(double* dest, double value, int pe) { return shmem_double_atomic_swap(dest, value, pe); }
-static inline int shmemi_int_swap(int* dest, int value, int pe) { return shmem_int_atomic_swap(dest, value, pe); }
-static inline long shmemi_long_swap(long* dest, long value, int pe) { return shmem_long_atomic_swap(dest, value, pe); }
-static inline long long shmemi_longlong_swap(long long* dest, long long value, int pe) { return shmem_longlong_atomic_swap(dest, value, pe); }
-static inline unsigned int shmemi_uint_swap(unsigned int* dest, unsigned int value, int pe) { return shmem_uint_atomic_swap(dest, value, pe); }
-static inline unsigned long shmemi_ulong_swap(unsigned long* dest, unsigned long value, int pe) { return shmem_ulong_atomic_swap(dest, value, pe); }
-static inline unsigned long long shmemi_ulonglong_swap(unsigned long long* dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_swap(dest, value, pe); }
-static inline int32_t shmemi_int32_swap(int32_t* dest, int32_t value, int pe) { return shmem_int32_atomic_swap(dest, value, pe); }
-static inline int64_t shmemi_int64_swap(int64_t* dest, int64_t value, int pe) { return shmem_int64_atomic_swap(dest, value, pe); }
-static inline uint32_t shmemi_uint32_swap(uint32_t* dest, uint32_t value, int pe) { return shmem_uint32_atomic_swap(dest, value, pe); }
-static inline uint64_t shmemi_uint64_swap(uint64_t* dest, uint64_t value, int pe) { return shmem_uint64_atomic_swap(dest, value, pe); }
-static inline size_t shmemi_size_swap(size_t* dest, size_t value, int pe) { return shmem_size_atomic_swap(dest, value, pe); }
-static inline ptrdiff_t shmemi_ptrdiff_swap(ptrdiff_t* dest, ptrdiff_t value, int pe) { return shmem_ptrdiff_atomic_swap(dest, value, pe); }
-static inline int shmemi_int_cswap(int* dest, int cond, int value, int pe) { return shmem_int_atomic_compare_swap(dest, cond, value, pe); }
-static inline long shmemi_long_cswap(long* dest, long cond, long value, int pe) { return shmem_long_atomic_compare_swap(dest, cond, value, pe); }
-static inline long long shmemi_longlong_cswap(long long* dest, long long cond, long long value, int pe) { return shmem_longlong_atomic_compare_swap(dest, cond, value, pe); }
-static inline unsigned int shmemi_uint_cswap(unsigned int* dest, unsigned int cond, unsigned int value, int pe) { return shmem_uint_atomic_compare_swap(dest, cond, value, pe); }
-static inline unsigned long shmemi_ulong_cswap(unsigned long* dest, unsigned long cond, unsigned long value, int pe) { return shmem_ulong_atomic_compare_swap(dest, cond, value, pe); }
-static inline unsigned long long shmemi_ulonglong_cswap(unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) { return shmem_ulonglong_atomic_compare_swap(dest, cond, value, pe); }
-static inline int32_t shmemi_int32_cswap(int32_t* dest, int32_t cond, int32_t value, int pe) { return shmem_int32_atomic_compare_swap(dest, cond, value, pe); }
-static inline int64_t shmemi_int64_cswap(int64_t* dest, int64_t cond, int64_t value, int pe) { return shmem_int64_atomic_compare_swap(dest, cond, value, pe); }
-static inline uint32_t shmemi_uint32_cswap(uint32_t* dest, uint32_t cond, uint32_t value, int pe) { return shmem_uint32_atomic_compare_swap(dest, cond, value, pe); }
-static inline uint64_t shmemi_uint64_cswap(uint64_t* dest, uint64_t cond, uint64_t value, int pe) { return shmem_uint64_atomic_compare_swap(dest, cond, value, pe); }
-static inline size_t shmemi_size_cswap(size_t* dest, size_t cond, size_t value, int pe) { return shmem_size_atomic_compare_swap(dest, cond, value, pe); }
-static inline ptrdiff_t shmemi_ptrdiff_cswap(ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe) { return shmem_ptrdiff_atomic_compare_swap(dest, cond, value, pe); }
-static inline int shmemi_int_finc(int* dest, int pe) { return shmem_int_atomic_fetch_inc(dest, pe); }
-static inline long shmemi_long_finc(long* dest, int pe) { return shmem_long_atomic_fetch_inc(dest, pe); }
-static inline long long shmemi_longlong_finc(long long* dest, int pe) { return shmem_longlong_atomic_fetch_inc(dest, pe); }
-static inline unsigned int shmemi_uint_finc(unsigned int* dest, int pe) { return shmem_uint_atomic_fetch_inc(dest, pe); }
-static inline unsigned long shmemi_ulong_finc(unsigned long* dest, int pe) { return shmem_ulong_atomic_fetch_inc(dest, pe); }
-static inline unsigned long long shmemi_ulonglong_finc(unsigned long long* dest, int pe) { return shmem_ulonglong_atomic_fetch_inc(dest, pe); }
-static inline int32_t shmemi_int32_finc(int32_t* dest, int pe) { return shmem_int32_atomic_fetch_inc(dest, pe); }
-static inline int64_t shmemi_int64_finc(int64_t* dest, int pe) { return shmem_int64_atomic_fetch_inc(dest, pe); }
-static inline uint32_t shmemi_uint32_finc(uint32_t* dest, int pe) { return shmem_uint32_atomic_fetch_inc(dest, pe); }
-static inline uint64_t shmemi_uint64_finc(uint64_t* dest, int pe) { return shmem_uint64_atomic_fetch_inc(dest, pe); }
-static inline size_t shmemi_size_finc(size_t* dest, int pe) { return shmem_size_atomic_fetch_inc(dest, pe); }
-static inline ptrdiff_t shmemi_ptrdiff_finc(ptrdiff_t* dest, int pe) { return shmem_ptrdiff_atomic_fetch_inc(dest, pe); }
-static inline void shmemi_int_inc(int* dest, int pe) { shmem_int_atomic_inc(dest, pe); }
-static inline void shmemi_long_inc(long* dest, int pe) { shmem_long_atomic_inc(dest, pe); }
-static inline void shmemi_longlong_inc(long long* dest, int pe) { shmem_longlong_atomic_inc(dest, pe); }
-static inline void shmemi_uint_inc(unsigned int* dest, int pe) { shmem_uint_atomic_inc(dest, pe); }
-static inline void shmemi_ulong_inc(unsigned long* dest, int pe) { shmem_ulong_atomic_inc(dest, pe); }
-static inline void shmemi_ulonglong_inc(unsigned long long* dest, int pe) { shmem_ulonglong_atomic_inc(dest, pe); }
-static inline void shmemi_int32_inc(int32_t* dest, int pe) { shmem_int32_atomic_inc(dest, pe); }
-static inline void shmemi_int64_inc(int64_t* dest, int pe) { shmem_int64_atomic_inc(dest, pe); }
-static inline void shmemi_uint32_inc(uint32_t* dest, int pe) { shmem_uint32_atomic_inc(dest, pe); }
-static inline void shmemi_uint64_inc(uint64_t* dest, int pe) { shmem_uint64_atomic_inc(dest, pe); }
-static inline void shmemi_size_inc(size_t* dest, int pe) { shmem_size_atomic_inc(dest, pe); }
-static inline void shmemi_ptrdiff_inc(ptrdiff_t* dest, int pe) { shmem_ptrdiff_atomic_inc(dest, pe); }
-static inline int shmemi_int_fadd(int* dest, int value, int pe) { return shmem_int_atomic_fetch_add(dest, value, pe); }
-static inline long shmemi_long_fadd(long* dest, long value, int pe) { return shmem_long_atomic_fetch_add(dest, value, pe); }
-static inline long long shmemi_longlong_fadd(long long* dest, long long value, int pe) { return shmem_longlong_atomic_fetch_add(dest, value, pe); }
-static inline unsigned int shmemi_uint_fadd(unsigned int* dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_add(dest, value, pe); }
-static inline unsigned long shmemi_ulong_fadd(unsigned long* dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_add(dest, value, pe); }
-static inline unsigned long long shmemi_ulonglong_fadd(unsigned long long* dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_add(dest, value, pe); }
-static inline int32_t shmemi_int32_fadd(int32_t* dest, int32_t value, int pe) { return shmem_int32_atomic_fetch_add(dest, value, pe); }
-static inline int64_t shmemi_int64_fadd(int64_t* dest, int64_t value, int pe) { return shmem_int64_atomic_fetch_add(dest, value, pe); }
-static inline uint32_t shmemi_uint32_fadd(uint32_t* dest, uint32_t value, int pe) { return shmem_uint32_atomic_fetch_add(dest, value, pe); }
-static inline uint64_t shmemi_uint64_fadd(uint64_t* dest, uint64_t value, int pe) { return shmem_uint64_atomic_fetch_add(dest, value, pe); }
-static inline size_t shmemi_size_fadd(size_t* dest, size_t value, int pe) { return shmem_size_atomic_fetch_add(dest, value, pe); }
-static inline ptrdiff_t shmemi_ptrdiff_fadd(ptrdiff_t* dest, ptrdiff_t value, int pe) { return shmem_ptrdiff_atomic_fetch_add(dest, value, pe); }
-static inline void shmemi_int_add(int* dest, int value, int pe) { shmem_int_atomic_add(dest, value, pe); }
-static inline void shmemi_long_add(long* dest, long value, int pe) { shmem_long_atomic_add(dest, value, pe); }
-static inline void shmemi_longlong_add(long long* dest, long long value, int pe) { shmem_longlong_atomic_add(dest, value, pe); }
-static inline void shmemi_uint_add(unsigned int* dest, unsigned int value, int pe) { shmem_uint_atomic_add(dest, value, pe); }
-static inline void shmemi_ulong_add(unsigned long* dest, unsigned long value, int pe) { shmem_ulong_atomic_add(dest, value, pe); }
-static inline void shmemi_ulonglong_add(unsigned long long* dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_add(dest, value, pe); }
-static inline void shmemi_int32_add(int32_t* dest, int32_t value, int pe) { shmem_int32_atomic_add(dest, value, pe); }
-static inline void shmemi_int64_add(int64_t* dest, int64_t value, int pe) { shmem_int64_atomic_add(dest, value, pe); }
-static inline void shmemi_uint32_add(uint32_t* dest, uint32_t value, int pe) { shmem_uint32_atomic_add(dest, value, pe); }
-static inline void shmemi_uint64_add(uint64_t* dest, uint64_t value, int pe) { shmem_uint64_atomic_add(dest, value, pe); }
-static inline void shmemi_size_add(size_t* dest, size_t value, int pe) { shmem_size_atomic_add(dest, value, pe); }
-static inline void shmemi_ptrdiff_add(ptrdiff_t* dest, ptrdiff_t value, int pe) { shmem_ptrdiff_atomic_add(dest, value, pe); }
-static inline void shmemi_short_wait(short* ivar, short cmp_value) { shmem_short_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
-static inline void shmemi_int_wait(int* ivar, int cmp_value) { shmem_int_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
-static inline void shmemi_long_wait(long* ivar, long cmp_value) { shmem_long_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
-static inline void shmemi_longlong_wait(long long* ivar, long long cmp_value) { shmem_longlong_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
+static inline float shmemi_float_fetch(const float* source, int pe) { SHMEMI_CALLED_AS("shmem_float_fetch"); return shmem_float_atomic_fetch(source, pe); }
+static inline double shmemi_double_fetch(const double* source, int pe) { SHMEMI_CALLED_AS("shmem_double_fetch"); return shmem_double_atomic_fetch(source, pe); }
+static inline int shmemi_int_fetch(const int* source, int pe) { SHMEMI_CALLED_AS("shmem_int_fetch"); return shmem_int_atomic_fetch(source, pe); }
+static inline long shmemi_long_fetch(const long* source, int pe) { SHMEMI_CALLED_AS("shmem_long_fetch"); return shmem_long_atomic_fetch(source, pe); }
+static inline long long shmemi_longlong_fetch(const long long* source, int pe) { SHMEMI_CALLED_AS("shmem_longlong_fetch"); return shmem_longlong_atomic_fetch(source, pe); }
+static inline unsigned int shmemi_uint_fetch(const unsigned int* source, int pe) { SHMEMI_CALLED_AS("shmem_uint_fetch"); return shmem_uint_atomic_fetch(source, pe); }
+static inline unsigned long shmemi_ulong_fetch(const unsigned long* source, int pe) { SHMEMI_CALLED_AS("shmem_ulong_fetch"); return shmem_ulong_atomic_fetch(source, pe); }
+static inline unsigned long long shmemi_ulonglong_fetch(const unsigned long long* source, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_fetch"); return shmem_ulonglong_atomic_fetch(source, pe); }
+static inline int32_t shmemi_int32_fetch(const int32_t* source, int pe) { SHMEMI_CALLED_AS("shmem_int32_fetch"); return shmem_int32_atomic_fetch(source, pe); }
+static inline int64_t shmemi_int64_fetch(const int64_t* source, int pe) { SHMEMI_CALLED_AS("shmem_int64_fetch"); return shmem_int64_atomic_fetch(source, pe); }
+static inline uint32_t shmemi_uint32_fetch(const uint32_t* source, int pe) { SHMEMI_CALLED_AS("shmem_uint32_fetch"); return shmem_uint32_atomic_fetch(source, pe); }
+static inline uint64_t shmemi_uint64_fetch(const uint64_t* source, int pe) { SHMEMI_CALLED_AS("shmem_uint64_fetch"); return shmem_uint64_atomic_fetch(source, pe); }
+static inline size_t shmemi_size_fetch(const size_t* source, int pe) { SHMEMI_CALLED_AS("shmem_size_fetch"); return shmem_size_atomic_fetch(source, pe); }
+static inline ptrdiff_t shmemi_ptrdiff_fetch(const ptrdiff_t* source, int pe) { SHMEMI_CALLED_AS("shmem_ptrdiff_fetch"); return shmem_ptrdiff_atomic_fetch(source, pe); }
+static inline void shmemi_float_set(float* dest, float value, int pe) { SHMEMI_CALLED_AS("shmem_float_set"); shmem_float_atomic_set(dest, value, pe); }
+static inline void shmemi_double_set(double* dest, double value, int pe) { SHMEMI_CALLED_AS("shmem_double_set"); shmem_double_atomic_set(dest, value, pe); }
+static inline void shmemi_int_set(int* dest, int value, int pe) { SHMEMI_CALLED_AS("shmem_int_set"); shmem_int_atomic_set(dest, value, pe); }
+static inline void shmemi_long_set(long* dest, long value, int pe) { SHMEMI_CALLED_AS("shmem_long_set"); shmem_long_atomic_set(dest, value, pe); }
+static inline void shmemi_longlong_set(long long* dest, long long value, int pe) { SHMEMI_CALLED_AS("shmem_longlong_set"); shmem_longlong_atomic_set(dest, value, pe); }
+static inline void shmemi_uint_set(unsigned int* dest, unsigned int value, int pe) { SHMEMI_CALLED_AS("shmem_uint_set"); shmem_uint_atomic_set(dest, value, pe); }
+static inline void shmemi_ulong_set(unsigned long* dest, unsigned long value, int pe) { SHMEMI_CALLED_AS("shmem_ulong_set"); shmem_ulong_atomic_set(dest, value, pe); }
+static inline void shmemi_ulonglong_set(unsigned long long* dest, unsigned long long value, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_set"); shmem_ulonglong_atomic_set(dest, value, pe); }
+static inline void shmemi_int32_set(int32_t* dest, int32_t value, int pe) { SHMEMI_CALLED_AS("shmem_int32_set"); shmem_int32_atomic_set(dest, value, pe); }
+static inline void shmemi_int64_set(int64_t* dest, int64_t value, int pe) { SHMEMI_CALLED_AS("shmem_int64_set"); shmem_int64_atomic_set(dest, value, pe); }
+static inline void shmemi_uint32_set(uint32_t* dest, uint32_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint32_set"); shmem_uint32_atomic_set(dest, value, pe); }
+static inline void shmemi_uint64_set(uint64_t* dest, uint64_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint64_set"); shmem_uint64_atomic_set(dest, value, pe); }
+static inline void shmemi_size_set(size_t* dest, size_t value, int pe) { SHMEMI_CALLED_AS("shmem_size_set"); shmem_size_atomic_set(dest, value, pe); }
+static inline void shmemi_ptrdiff_set(ptrdiff_t* dest, ptrdiff_t value, int pe) { SHMEMI_CALLED_AS("shmem_ptrdiff_set"); shmem_ptrdiff_atomic_set(dest, value, pe); }
+static inline float shmemi_float_swap(float* dest, float value, int pe) { SHMEMI_CALLED_AS("shmem_float_swap"); return shmem_float_atomic_swap(dest, value, pe); }
+static inline double shmemi_double_swap(double* dest, double value, int pe) { SHMEMI_CALLED_AS("shmem_double_swap"); return shmem_double_atomic_swap(dest, value, pe); }
+static inline int shmemi_int_swap(int* dest, int value, int pe) { SHMEMI_CALLED_AS("shmem_int_swap"); return shmem_int_atomic_swap(dest, value, pe); }
+static inline long shmemi_long_swap(long* dest, long value, int pe) { SHMEMI_CALLED_AS("shmem_long_swap"); return shmem_long_atomic_swap(dest, value, pe); }
+static inline long long shmemi_longlong_swap(long long* dest, long long value, int pe) { SHMEMI_CALLED_AS("shmem_longlong_swap"); return shmem_longlong_atomic_swap(dest, value, pe); }
+static inline unsigned int shmemi_uint_swap(unsigned int* dest, unsigned int value, int pe) { SHMEMI_CALLED_AS("shmem_uint_swap"); return shmem_uint_atomic_swap(dest, value, pe); }
+static inline unsigned long shmemi_ulong_swap(unsigned long* dest, unsigned long value, int pe) { SHMEMI_CALLED_AS("shmem_ulong_swap"); return shmem_ulong_atomic_swap(dest, value, pe); }
+static inline unsigned long long shmemi_ulonglong_swap(unsigned long long* dest, unsigned long long value, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_swap"); return shmem_ulonglong_atomic_swap(dest, value, pe); }
+static inline int32_t shmemi_int32_swap(int32_t* dest, int32_t value, int pe) { SHMEMI_CALLED_AS("shmem_int32_swap"); return shmem_int32_atomic_swap(dest, value, pe); }
+static inline int64_t shmemi_int64_swap(int64_t* dest, int64_t value, int pe) { SHMEMI_CALLED_AS("shmem_int64_swap"); return shmem_int64_atomic_swap(dest, value, pe); }
+static inline uint32_t shmemi_uint32_swap(uint32_t* dest, uint32_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint32_swap"); return shmem_uint32_atomic_swap(dest, value, pe); }
+static inline uint64_t shmemi_uint64_swap(uint64_t* dest, uint64_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint64_swap"); return shmem_uint64_atomic_swap(dest, value, pe); }
+static inline size_t shmemi_size_swap(size_t* dest, size_t value, int pe) { SHMEMI_CALLED_AS("shmem_size_swap"); return shmem_size_atomic_swap(dest, value, pe); }
+static inline ptrdiff_t shmemi_ptrdiff_swap(ptrdiff_t* dest, ptrdiff_t value, int pe) { SHMEMI_CALLED_AS("shmem_ptrdiff_swap"); return shmem_ptrdiff_atomic_swap(dest, value, pe); }
+static inline int shmemi_int_cswap(int* dest, int cond, int value, int pe) { SHMEMI_CALLED_AS("shmem_int_cswap"); return shmem_int_atomic_compare_swap(dest, cond, value, pe); }
+static inline long shmemi_long_cswap(long* dest, long cond, long value, int pe) { SHMEMI_CALLED_AS("shmem_long_cswap"); return shmem_long_atomic_compare_swap(dest, cond, value, pe); }
+static inline long long shmemi_longlong_cswap(long long* dest, long long cond, long long value, int pe) { SHMEMI_CALLED_AS("shmem_longlong_cswap"); return shmem_longlong_atomic_compare_swap(dest, cond, value, pe); }
+static inline unsigned int shmemi_uint_cswap(unsigned int* dest, unsigned int cond, unsigned int value, int pe) { SHMEMI_CALLED_AS("shmem_uint_cswap"); return shmem_uint_atomic_compare_swap(dest, cond, value, pe); }
+static inline unsigned long shmemi_ulong_cswap(unsigned long* dest, unsigned long cond, unsigned long value, int pe) { SHMEMI_CALLED_AS("shmem_ulong_cswap"); return shmem_ulong_atomic_compare_swap(dest, cond, value, pe); }
+static inline unsigned long long shmemi_ulonglong_cswap(unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_cswap"); return shmem_ulonglong_atomic_compare_swap(dest, cond, value, pe); }
+static inline int32_t shmemi_int32_cswap(int32_t* dest, int32_t cond, int32_t value, int pe) { SHMEMI_CALLED_AS("shmem_int32_cswap"); return shmem_int32_atomic_compare_swap(dest, cond, value, pe); }
+static inline int64_t shmemi_int64_cswap(int64_t* dest, int64_t cond, int64_t value, int pe) { SHMEMI_CALLED_AS("shmem_int64_cswap"); return shmem_int64_atomic_compare_swap(dest, cond, value, pe); }
+static inline uint32_t shmemi_uint32_cswap(uint32_t* dest, uint32_t cond, uint32_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint32_cswap"); return shmem_uint32_atomic_compare_swap(dest, cond, value, pe); }
+static inline uint64_t shmemi_uint64_cswap(uint64_t* dest, uint64_t cond, uint64_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint64_cswap"); return shmem_uint64_atomic_compare_swap(dest, cond, value, pe); }
+static inline size_t shmemi_size_cswap(size_t* dest, size_t cond, size_t value, int pe) { SHMEMI_CALLED_AS("shmem_size_cswap"); return shmem_size_atomic_compare_swap(dest, cond, value, pe); }
+static inline ptrdiff_t shmemi_ptrdiff_cswap(ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe) { SHMEMI_CALLED_AS("shmem_ptrdiff_cswap"); return shmem_ptrdiff_atomic_compare_swap(dest, cond, value, pe); }
+static inline int shmemi_int_finc(int* dest, int pe) { SHMEMI_CALLED_AS("shmem_int_finc"); return shmem_int_atomic_fetch_inc(dest, pe); }
+static inline long shmemi_long_finc(long* dest, int pe) { SHMEMI_CALLED_AS("shmem_long_finc"); return shmem_long_atomic_fetch_inc(dest, pe); }
+static inline long long shmemi_longlong_finc(long long* dest, int pe) { SHMEMI_CALLED_AS("shmem_longlong_finc"); return shmem_longlong_atomic_fetch_inc(dest, pe); }
+static inline unsigned int shmemi_uint_finc(unsigned int* dest, int pe) { SHMEMI_CALLED_AS("shmem_uint_finc"); return shmem_uint_atomic_fetch_inc(dest, pe); }
+static inline unsigned long shmemi_ulong_finc(unsigned long* dest, int pe) { SHMEMI_CALLED_AS("shmem_ulong_finc"); return shmem_ulong_atomic_fetch_inc(dest, pe); }
+static inline unsigned long long shmemi_ulonglong_finc(unsigned long long* dest, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_finc"); return shmem_ulonglong_atomic_fetch_inc(dest, pe); }
+static inline int32_t shmemi_int32_finc(int32_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_int32_finc"); return shmem_int32_atomic_fetch_inc(dest, pe); }
+static inline int64_t shmemi_int64_finc(int64_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_int64_finc"); return shmem_int64_atomic_fetch_inc(dest, pe); }
+static inline uint32_t shmemi_uint32_finc(uint32_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_uint32_finc"); return shmem_uint32_atomic_fetch_inc(dest, pe); }
+static inline uint64_t shmemi_uint64_finc(uint64_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_uint64_finc"); return shmem_uint64_atomic_fetch_inc(dest, pe); }
+static inline size_t shmemi_size_finc(size_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_size_finc"); return shmem_size_atomic_fetch_inc(dest, pe); }
+static inline ptrdiff_t shmemi_ptrdiff_finc(ptrdiff_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_ptrdiff_finc"); return shmem_ptrdiff_atomic_fetch_inc(dest, pe); }
+static inline void shmemi_int_inc(int* dest, int pe) { SHMEMI_CALLED_AS("shmem_int_inc"); shmem_int_atomic_inc(dest, pe); }
+static inline void shmemi_long_inc(long* dest, int pe) { SHMEMI_CALLED_AS("shmem_long_inc"); shmem_long_atomic_inc(dest, pe); }
+static inline void shmemi_longlong_inc(long long* dest, int pe) { SHMEMI_CALLED_AS("shmem_longlong_inc"); shmem_longlong_atomic_inc(dest, pe); }
+static inline void shmemi_uint_inc(unsigned int* dest, int pe) { SHMEMI_CALLED_AS("shmem_uint_inc"); shmem_uint_atomic_inc(dest, pe); }
+static inline void shmemi_ulong_inc(unsigned long* dest, int pe) { SHMEMI_CALLED_AS("shmem_ulong_inc"); shmem_ulong_atomic_inc(dest, pe); }
+static inline void shmemi_ulonglong_inc(unsigned long long* dest, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_inc"); shmem_ulonglong_atomic_inc(dest, pe); }
+static inline void shmemi_int32_inc(int32_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_int32_inc"); shmem_int32_atomic_inc(dest, pe); }
+static inline void shmemi_int64_inc(int64_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_int64_inc"); shmem_int64_atomic_inc(dest, pe); }
+static inline void shmemi_uint32_inc(uint32_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_uint32_inc"); shmem_uint32_atomic_inc(dest, pe); }
+static inline void shmemi_uint64_inc(uint64_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_uint64_inc"); shmem_uint64_atomic_inc(dest, pe); }
+static inline void shmemi_size_inc(size_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_size_inc"); shmem_size_atomic_inc(dest, pe); }
+static inline void shmemi_ptrdiff_inc(ptrdiff_t* dest, int pe) { SHMEMI_CALLED_AS("shmem_ptrdiff_inc"); shmem_ptrdiff_atomic_inc(dest, pe); }
+static inline int shmemi_int_fadd(int* dest, int value, int pe) { SHMEMI_CALLED_AS("shmem_int_fadd"); return shmem_int_atomic_fetch_add(dest, value, pe); }
+static inline long shmemi_long_fadd(long* dest, long value, int pe) { SHMEMI_CALLED_AS("shmem_long_fadd"); return shmem_long_atomic_fetch_add(dest, value, pe); }
+static inline long long shmemi_longlong_fadd(long long* dest, long long value, int pe) { SHMEMI_CALLED_AS("shmem_longlong_fadd"); return shmem_longlong_atomic_fetch_add(dest, value, pe); }
+static inline unsigned int shmemi_uint_fadd(unsigned int* dest, unsigned int value, int pe) { SHMEMI_CALLED_AS("shmem_uint_fadd"); return shmem_uint_atomic_fetch_add(dest, value, pe); }
+static inline unsigned long shmemi_ulong_fadd(unsigned long* dest, unsigned long value, int pe) { SHMEMI_CALLED_AS("shmem_ulong_fadd"); return shmem_ulong_atomic_fetch_add(dest, value, pe); }
+static inline unsigned long long shmemi_ulonglong_fadd(unsigned long long* dest, unsigned long long value, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_fadd"); return shmem_ulonglong_atomic_fetch_add(dest, value, pe); }
+static inline int32_t shmemi_int32_fadd(int32_t* dest, int32_t value, int pe) { SHMEMI_CALLED_AS("shmem_int32_fadd"); return shmem_int32_atomic_fetch_add(dest, value, pe); }
+static inline int64_t shmemi_int64_fadd(int64_t* dest, int64_t value, int pe) { SHMEMI_CALLED_AS("shmem_int64_fadd"); return shmem_int64_atomic_fetch_add(dest, value, pe); }
+static inline uint32_t shmemi_uint32_fadd(uint32_t* dest, uint32_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint32_fadd"); return shmem_uint32_atomic_fetch_add(dest, value, pe); }
+static inline uint64_t shmemi_uint64_fadd(uint64_t* dest, uint64_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint64_fadd"); return shmem_uint64_atomic_fetch_add(dest, value, pe); }
+static inline size_t shmemi_size_fadd(size_t* dest, size_t value, int pe) { SHMEMI_CALLED_AS("shmem_size_fadd"); return shmem_size_atomic_fetch_add(dest, value, pe); }
+static inline ptrdiff_t shmemi_ptrdiff_fadd(ptrdiff_t* dest, ptrdiff_t value, int pe) { SHMEMI_CALLED_AS("shmem_ptrdiff_fadd"); return shmem_ptrdiff_atomic_fetch_add(dest, value, pe); }
+static inline void shmemi_int_add(int* dest, int value, int pe) { SHMEMI_CALLED_AS("shmem_int_add"); shmem_int_atomic_add(dest, value, pe); }
+static inline void shmemi_long_add(long* dest, long value, int pe) { SHMEMI_CALLED_AS("shmem_long_add"); shmem_long_atomic_add(dest, value, pe); }
+static inline void shmemi_longlong_add(long long* dest, long long value, int pe) { SHMEMI_CALLED_AS("shmem_longlong_add"); shmem_longlong_atomic_add(dest, value, pe); }
+static inline void shmemi_uint_add(unsigned int* dest, unsigned int value, int pe) { SHMEMI_CALLED_AS("shmem_uint_add"); shmem_uint_atomic_add(dest, value, pe); }
+static inline void shmemi_ulong_add(unsigned long* dest, unsigned long value, int pe) { SHMEMI_CALLED_AS("shmem_ulong_add"); shmem_ulong_atomic_add(dest, value, pe); }
+static inline void shmemi_ulonglong_add(unsigned long long* dest, unsigned long long value, int pe) { SHMEMI_CALLED_AS("shmem_ulonglong_add"); shmem_ulonglong_atomic_add(dest, value, pe); }
+static inline void shmemi_int32_add(int32_t* dest, int32_t value, int pe) { SHMEMI_CALLED_AS("shmem_int32_add"); shmem_int32_atomic_add(dest, value, pe); }
+static inline void shmemi_int64_add(int64_t* dest, int64_t value, int pe) { SHMEMI_CALLED_AS("shmem_int64_add"); shmem_int64_atomic_add(dest, value, pe); }
+static inline void shmemi_uint32_add(uint32_t* dest, uint32_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint32_add"); shmem_uint32_atomic_add(dest, value, pe); }
+static inline void shmemi_uint64_add(uint64_t* dest, uint64_t value, int pe) { SHMEMI_CALLED_AS("shmem_uint64_add"); shmem_uint64_atomic_add(dest, value, pe); }
+static inline void shmemi_size_add(size_t* dest, size_t value, int pe) { SHMEMI_CALLED_AS("shmem_size_add"); shmem_size_atomic_add(dest, value, pe); }
+static inline void shmemi_ptrdiff_add(ptrdiff_t* dest, ptrdiff_t value, int pe) { SHMEMI_CALLED_AS("shmem_ptrdiff_add"); shmem_ptrdiff_atomic_add(dest, value, pe); }
+static inline void shmemi_short_wait(short* ivar, short cmp_value) { SHMEMI_CALLED_AS("shmem_short_wait"); shmem_short_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
+static inline void shmemi_int_wait(int* ivar, int cmp_value) { SHMEMI_CALLED_AS("shmem_int_wait"); shmem_int_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
+static inline void shmemi_long_wait(long* ivar, long cmp_value) { SHMEMI_CALLED_AS("shmem_long_wait"); shmem_long_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
+static inline void shmemi_longlong_wait(long long* ivar, long long cmp_value) { SHMEMI_CALLED_AS("shmem_longlong_wait"); shmem_longlong_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
 #pragma GCC diagnostic pop
 #define shmem_fetch(source, pe) _Generic(*(source), \
     float: shmemi_float_fetch, \

@@ -36,7 +36,7 @@ int ishmem_team_split_strided(ishmem_team_t parent_team, int start, int stride, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "new_team", new_team, 1);
     *new_team = ISHMEM_TEAM_INVALID;
-    if (!(ishmemi::check_team(fn, parent_team))) return -1;
+    if (!(ishmemi::check_parent_team(fn, parent_team))) return -1;
     return ishmemi::impl::team_split_strided(parent_team, start, stride, size, config, config_mask, new_team);
 }
 
@@ -47,7 +47,7 @@ int ishmem_team_split_2d(ishmem_team_t parent_team, int xrange, const ishmem_tea
     *xaxis_team = ISHMEM_TEAM_INVALID;
     ishmemi::check_nonnull(fn, "yaxis_team", yaxis_team, 1);
     *yaxis_team = ISHMEM_TEAM_INVALID;
-    if (!(ishmemi::check_team(fn, parent_team))) return -1;
+    if (!(ishmemi::check_parent_team(fn, parent_team))) return -1;
     return ishmemi::impl::team_split_2d(parent_team, xrange, xaxis_config, xaxis_mask, xaxis_team, yaxis_config, yaxis_mask, yaxis_team);
 }
 

@@ -3,6 +3,11 @@
 //   - bounds: a symmetric range must lie inside one live allocation, not merely inside the heap;
 //   - agreement: before a collective, the members compare what each of them called (agree_on_call);
 //   - watchdog: a PE blocked longer than ISHMEM_HANG_TIMEOUT prints where every PE is and stops.
+#include <dlfcn.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <link.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,9 +19,11 @@
 #include <string>
 
 #include "allocator.h"
+#include "called_as.h"
 #include "config.h"
 #include "control.h"
 #include "ishmem/impl/teams.h"
+#include "signal_safe_text.h"
 
 namespace ishmemi {
 
@@ -101,7 +108,35 @@ bool read_where(int pe, where_record* out) {
     return false;
 }
 
+// The library's C entry point that this thread is in (ishmem_long_wait_until), read from the stack:
+// the default mode's stubs record no name (that would cost every call a store), and a call that
+// publishes has blocked long enough to look. The outermost one is what the program called. Null
+// when there is none (a queue's thread): the family's name stays.
+const char* entry_on_stack() {
+    void* frames[32];
+    const int n = backtrace(frames, 32);
+    Dl_info self{};
+    if (!dladdr(reinterpret_cast<void*>(&watch_tick), &self)) return nullptr;
+    const char* found = nullptr;
+    for (int i = 1; i < n; ++i) {
+        const uintptr_t pc = reinterpret_cast<uintptr_t>(frames[i]) - 1;  // inside the call instruction
+        Dl_info info{};
+        void* entry = nullptr;
+        if (!dladdr1(reinterpret_cast<void*>(pc), &info, &entry, RTLD_DL_SYMENT) || !info.dli_sname || !entry ||
+            info.dli_fbase != self.dli_fbase)
+            continue;
+        const auto* sym = static_cast<const ElfW(Sym)*>(entry);
+        // dladdr names the nearest exported symbol below pc, also for a hidden function after it
+        const uintptr_t start = reinterpret_cast<uintptr_t>(info.dli_saddr);
+        if (pc < start || pc - start >= sym->st_size) continue;
+        if (strncmp(info.dli_sname, "ishmem_", 7) == 0 || strncmp(info.dli_sname, "ishmemx_", 8) == 0)
+            found = info.dli_sname;
+    }
+    return found;
+}
+
 void publish(call_info& ci) {
+    if (!ci.typed) ci.typed = entry_on_stack();
     ci.published = true;
     write_where([&](where_record& w) {
         w.blocked = 1;
@@ -151,36 +186,51 @@ std::string format(const char* fmt, ...) {
     return buf;
 }
 
+// The where-every-PE-is report, with room for a line of every PE of a large node. Static: the
+// stop report is built in a signal handler (no allocation there), and one report per process is
+// ever printed (report_claim).
+char report_buffer[256 * 1024];
+
 // One line per PE: where it is. Without the watch (ISHMEM_HANG_TIMEOUT, ISHMEM_CHECK=full) no PE
-// records its blocking calls, and the lines say only whether each PE still runs.
-std::string where_every_pe_is(uint64_t now) {
-    std::string text;
+// records its blocking calls, and the lines say only whether each PE still runs. Signal-safe: it
+// reads the PEs' records and formats with signal_safe_text.
+void where_every_pe_is(signal_safe_text& text, uint64_t now) {
     for (int pe = 0; pe < state.n_pes; ++pe) {
+        text.add("ishmem:   PE ").add(pe).add(": ");
         if (!internal_base(pe)) {
-            text += format("ishmem:   PE %d: on another node (its state is not visible from here)\n", pe);
+            text.add("on another node (its state is not visible from here)\n");
             continue;
         }
         const uint64_t s = status_of(pe);
         where_record w;
         if (s == pe_finalized) {
-            text += format("ishmem:   PE %d: called ishmem_finalize\n", pe);
+            text.add("called ishmem_finalize\n");
         } else if (s == pe_exited) {
-            text += format("ishmem:   PE %d: exited without ishmem_finalize\n", pe);
+            text.add("exited without ishmem_finalize\n");
         } else if (!watch_calls) {
-            text += format("ishmem:   PE %d: running (set ISHMEM_HANG_TIMEOUT to record the call it blocks in)\n", pe);
+            text.add("running (set ISHMEM_HANG_TIMEOUT to record the call it blocks in)\n");
         } else if (!read_where(pe, &w)) {
-            text += format("ishmem:   PE %d: (its record changes too fast to read)\n", pe);
+            text.add("(its record changes too fast to read)\n");
         } else if (w.blocked) {
-            text +=
-                format("ishmem:   PE %d: in %s (%s) for %.1f s\n", pe, w.routine, w.detail, (now - w.since_ns) / 1e9);
+            text.add("in ").add(w.routine).add(" (").add(w.detail).add(") for ");
+            text.add_seconds(now - w.since_ns).add(" s\n");
         } else if (w.last[0]) {
-            text += format("ishmem:   PE %d: not in a blocking call (left %s %.1f s ago)\n", pe, w.last,
-                           (now - w.left_ns) / 1e9);
+            text.add("not in a blocking call (left ")
+                .add(w.last)
+                .add(" ")
+                .add_seconds(now - w.left_ns)
+                .add(" s ago)\n");
         } else {
-            text += format("ishmem:   PE %d: not in a blocking call (none so far)\n", pe);
+            text.add("not in a blocking call (none so far)\n");
         }
     }
-    return text;
+}
+
+// Writes a report as the program spells the API, in one write: lines of other PEs do not
+// interleave. Signal-safe (spell_as_program rewrites in place).
+void write_report(signal_safe_text& text) {
+    spell_as_program(text.data());
+    write_all(2, text.data(), strlen(text.data()));
 }
 
 // The hang report: one header line from the PE that timed out, then one line per PE.
@@ -188,10 +238,14 @@ std::string where_every_pe_is(uint64_t now) {
     claim_report_or_wait();
     char detail[sizeof where_record::detail];
     describe(ci, detail, sizeof detail);
-    std::string text =
-        format("ishmem: PE %d: %s: blocked for %.1f s (%s) (ISHMEM_HANG_TIMEOUT=%s); where every PE is:\n", state.my_pe,
-               shown(ci), (now - ci.since_ns) / 1e9, detail, config.hang_timeout_text);
-    print_and_exit(text + where_every_pe_is(now));
+    signal_safe_text text(report_buffer, sizeof report_buffer);
+    text.add("ishmem: PE ").add(state.my_pe).add(": ").add(shown(ci)).add(": blocked for ");
+    text.add_seconds(now - ci.since_ns).add(" s (").add(detail).add(") (ISHMEM_HANG_TIMEOUT=");
+    text.add(config.hang_timeout_text).add("); where every PE is:\n");
+    where_every_pe_is(text, now);
+    fflush(stdout);
+    write_report(text);
+    _exit(1);
 }
 
 // Agreement waits that form a cycle can never end: PE a waits for b's record on one team while b
@@ -275,9 +329,18 @@ void report_on_stop(int stop_signal) {
     if (!__atomic_compare_exchange_n(&control(0)->report_claim, &expected, static_cast<uint64_t>(state.my_pe) + 1,
                                      false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return;
-    print_report(format("ishmem: PE %d: the job is stopped by signal %d (%s) to ishmrun; where every PE is:\n",
-                        state.my_pe, stop_signal, strsignal(stop_signal)) +
-                 where_every_pe_is(now_ns()));
+    const int saved_errno = errno;  // the interrupted code may be about to read it
+    // The signals ishmrun passes on (strsignal may allocate, and reads the locale).
+    const char* name = stop_signal == SIGTERM  ? "Terminated"
+                       : stop_signal == SIGINT ? "Interrupt"
+                       : stop_signal == SIGHUP ? "Hangup"
+                                               : "a signal";
+    signal_safe_text text(report_buffer, sizeof report_buffer);
+    text.add("ishmem: PE ").add(state.my_pe).add(": the job is stopped by signal ").add(stop_signal);
+    text.add(" (").add(name).add(") to ishmrun; where every PE is:\n");
+    where_every_pe_is(text, now_ns());
+    write_report(text);  // (no fflush of stdout: its lock may be held by the code the signal interrupted)
+    errno = saved_errno;
 }
 
 void call_enter(call_info& ci) {
@@ -285,6 +348,7 @@ void call_enter(call_info& ci) {
     // in "ishmem_int_sum_reduce"); a queue's thread has none and keeps the family name.
     const char* family = strchr(ci.routine, '_');
     ci.typed = last_entry && family && strstr(last_entry, family) ? last_entry : nullptr;
+    if (ishmemi_called_as) ci.typed = ishmemi_called_as;  // shmem_long_wait, not shmem_long_wait_until
     last_entry = nullptr;
     ci.published = false;
     ci.agree_for = -1;

@@ -31,6 +31,12 @@ struct control_block {
     barrier_slot world_barrier;
     alignas(64) uint64_t report_claim;  // PE 0's only: 1 + the PE that reports a broken job
     where_record where;
+    // Team splits this PE called with a parent handle that is no team on it (teams.cpp), and
+    // when the last one was (CLOCK_MONOTONIC ns); written by its owner, time first.
+    alignas(64) uint64_t bad_splits;
+    uint64_t bad_split_ns;
+    uint64_t bad_split_claim;  // bad_splits << 16 | 1 + the slot of the parent whose split took it, or
+                               // 0xffff: withdrawn by the owner (teams.cpp)
 };
 static_assert(sizeof(control_block) <= internal_sync_offset - internal_control_offset);
 

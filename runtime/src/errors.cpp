@@ -3,12 +3,15 @@
 
 #include <cstdarg>
 #include <cstdio>
-#include <cctype>
 #include <cstring>
-#include <string>
 
+#include "called_as.h"
 #include "config.h"
 #include "ishmem/impl/runtime.h"
+
+extern "C" {
+ISHMEM_API __thread const char* ishmemi_called_as = nullptr;
+}
 
 namespace ishmemi {
 
@@ -19,6 +22,7 @@ namespace {
 bool openshmem_names = false;
 
 const char* named(const char* routine) {
+    if (ishmemi_called_as) return ishmemi_called_as;  // a shmem.h routine that forwards to this one
     if (!openshmem_names || !routine) return routine;
     thread_local char buf[128];
     const char* rest = nullptr;
@@ -33,13 +37,17 @@ const char* named(const char* routine) {
 
 // The same for the reason's text: routine names (ishmem_init -> shmem_init) and the API's constants
 // (ISHMEM_TEAM_INVALID -> SHMEM_TEAM_INVALID), in place. Environment variables (ISHMEM_SYMMETRIC_SIZE)
-// keep their names: only the prefixes of constants that shmem.h renames are rewritten.
+// keep their names: only the prefixes of constants that shmem.h renames are rewritten. Signal-safe
+// (the stop report calls it from a handler): no allocation, ASCII tests only, never longer.
+bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+bool is_word(char c) { return is_lower(c) || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
 void rename_in_text(char* text) {
     static const char* const constants[] = {"ISHMEM_CMP_",  "ISHMEM_SIGNAL_",  "ISHMEM_TEAM_",
                                             "ISHMEMX_CTX_", "ISHMEMX_MALLOC_", "ISHMEM_THREAD_"};
-    std::string out;
+    char* out = text;  // out never passes p: each rewrite drops one or two characters
     for (const char* p = text; *p;) {
-        const bool word_start = p == text || !(isalnum(static_cast<unsigned char>(p[-1])) || p[-1] == '_');
+        const bool word_start = p == text || !is_word(p[-1]);
         size_t skip = 0;
         if (word_start && strncmp(p, "ishmemx_", 8) == 0)
             skip = 8;
@@ -49,16 +57,17 @@ void rename_in_text(char* text) {
             skip = 8;
         else if (word_start && strncmp(p, "ISHMEM_", 7) == 0)
             skip = 7;
-        bool rename = skip != 0 && islower(static_cast<unsigned char>(p[0]));
+        bool rename = skip != 0 && is_lower(p[0]);
         for (const char* c : constants) rename = rename || (skip != 0 && strncmp(p, c, strlen(c)) == 0);
         if (rename) {
-            out += islower(static_cast<unsigned char>(p[0])) ? "shmem_" : "SHMEM_";
-            p += skip;
+            const char* prefix = is_lower(p[0]) ? "shmem_" : "SHMEM_";
+            p += skip;  // first: the prefix may overwrite what p pointed at
+            for (const char* q = prefix; *q;) *out++ = *q++;
         } else {
-            out += *p++;
+            *out++ = *p++;
         }
     }
-    strcpy(text, out.c_str());  // never longer: each rewrite drops one or two characters
+    *out = '\0';
 }
 
 // "ishmem: PE 3: " or "ishmem: PE ?: " when the PE is not known yet.

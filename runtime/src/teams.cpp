@@ -1,6 +1,8 @@
 // The team table, team splits (slot agreement over the parent) and team destruction.
 #include "ishmem/impl/teams.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "config.h"
+#include "control.h"
 #include "gpu_backend.h"
 #include "ishmem/impl/collectives.h"
 #include "ishmem/impl/contexts.h"
@@ -93,17 +96,118 @@ node_groups plan_node_groups(const team_t& t) {
     return g;
 }
 
+// ---- a split where a member passed a bad parent handle ----------------------------------------
+// A PE whose parent handle is no team there cannot take part in its parent's agreement: it does
+// not know the members. It counts the failed call in its control block instead
+// (report_bad_parent_team). The members that passed a good handle enter the split by raising
+// their count of splits of the parent (team_slot::splits), then wait for every other member either
+// to enter too or to announce such a failure (enter_split): all of them then fail alike, and none
+// waits for ever. One node only: a PE of another node is reached through the transport's
+// collectives, which a PE without the handle cannot join.
+
+uint64_t monotonic_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);  // one clock for every PE of the node
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+std::vector<uint64_t> bad_splits_seen;           // by world PE: its announcements this PE has looked at
+std::vector<std::vector<uint64_t>> split_skips;  // by slot, by member: splits of the parent it failed
+std::vector<uint64_t> split_ended_ns;            // by slot: when this PE's last split of the parent ended
+
+// The state in bad_split_claim's low bits: the slot + 1 of the parent whose split took the
+// announcement, or withdrawn (nobody took it in time: the PE has returned, and a stale
+// announcement must not fail a later split).
+constexpr uint64_t claim_withdrawn = 0xffff;
+static_assert(team_slots_max < claim_withdrawn);
+
+// Whether member pe announced a failed split that belongs to this split of parent slot `team`:
+// one that a member of this split claimed (possibly this PE, now: while pe has not entered the
+// split), made after the parent was made here.
+bool announced_for(int pe, ishmem_team_t team, bool entered) {
+    control_block* c = control(pe);
+    const uint64_t n = __atomic_load_n(&c->bad_splits, __ATOMIC_ACQUIRE);
+    uint64_t& seen = bad_splits_seen[static_cast<size_t>(pe)];
+    if (n <= seen) return false;
+    const uint64_t mine = n << 16 | static_cast<uint64_t>(team + 1);
+    uint64_t claim = __atomic_load_n(&c->bad_split_claim, __ATOMIC_ACQUIRE);
+    if (claim >> 16 != n) {  // still open: pe waits in its failed call for a split that needs it
+        if (entered || __atomic_load_n(&c->bad_split_ns, __ATOMIC_RELAXED) < split_ended_ns[static_cast<size_t>(team)])
+            return false;
+        if (!__atomic_compare_exchange_n(&c->bad_split_claim, &claim, mine, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            claim = __atomic_load_n(&c->bad_split_claim, __ATOMIC_ACQUIRE);  // withdrawn, or taken
+        else
+            claim = mine;
+        if (claim >> 16 != n) return false;  // a newer announcement: looked at on the next poll
+    }
+    seen = n;
+    return claim == mine;
+}
+
+// Enters a split of parent (slot `team`) on one node: returns -1 once every member has entered it,
+// or the first member (world PE) that announced instead that its parent handle was bad.
+int enter_split(const team_t& parent, ishmem_team_t team, const char* routine) {
+    team_slot* mine = team_slot_of(state.my_pe, team);
+    const uint64_t seq = mine->splits + 1;
+    __atomic_store_n(&mine->splits, seq, __ATOMIC_RELEASE);  // after publish_free_slots' stores
+    std::vector<uint64_t>& skips = split_skips[static_cast<size_t>(team)];
+    skips.resize(static_cast<size_t>(parent.size), 0);
+    call_info ci{};  // the hang watchdog's view of the wait
+    ci.routine = routine;
+    ci.team = team;
+    ci.root = ci.cmp = -1;
+    ci.nelems = UINT64_MAX;
+    call_scope scope(ci);
+    int bad = -1;
+    for (int i = 0; i < parent.size; ++i) {
+        if (i == parent.my_index) continue;
+        const int pe = parent.world_pe(i);
+        const uint64_t want = seq - skips[static_cast<size_t>(i)];
+        const uint64_t* theirs = &team_slot_of(pe, team)->splits;
+        for (backoff b;; b.pause()) {
+            // An announcement first: after it, a call of the same PE may already be the next split.
+            const bool entered = __atomic_load_n(theirs, __ATOMIC_ACQUIRE) >= want;
+            if (announced_for(pe, team, entered)) {
+                ++skips[static_cast<size_t>(i)];  // its count of splits of the parent stays one behind
+                if (bad < 0) bad = pe;
+                break;
+            }
+            if (entered) break;
+            const uint64_t st = status_of(pe);
+            if (st != pe_running && __atomic_load_n(theirs, __ATOMIC_ACQUIRE) < want)
+                fatal(routine, "PE %d %s while this PE waits for it in a collective", pe,
+                      st == pe_finalized ? "called ishmem_finalize" : "exited without ishmem_finalize");
+        }
+    }
+    return bad;
+}
+
+// Stamped before a barrier that every member of the parent passes, so that no member can announce
+// a failure of the next split before it (end_split in agree_on_slots).
+void end_split(ishmem_team_t team) { split_ended_ns[static_cast<size_t>(team)] = monotonic_ns(); }
+
+// The message of the members that passed a good parent when one passed a bad one (it says why).
+void report_bad_parent_elsewhere(const char* routine, ishmem_team_t parent_team, int bad_pe) {
+    warn(routine,
+         "PE %d called it with a parent team handle that is no team there (parent team %d here); no team is made "
+         "on any member",
+         bad_pe, parent_team);
+}
+
 // Collective over parent: agrees on `count` slots free on every member of the parent (the lowest
 // ones, in order), so that each new team can take one, and on whether every member's arguments are
 // valid (args_ok here). Returns agreed, or on every PE alike bad_args (some member's arguments are
-// bad; *bad_pe: the first such member) or no_slots. Uses the parent's barrier
-// and the scratch area (a barrier before anyone rewrites it).
-enum class split_agreement { agreed, bad_args, no_slots };
+// bad; *bad_pe: the first such member) or no_slots, or on one node bad_parent (a member passed no
+// team as the parent; *bad_pe: the first such member). Uses the parent's barrier and the scratch
+// area (a barrier before anyone rewrites it).
+enum class split_agreement { agreed, bad_args, no_slots, bad_parent };
 split_agreement agree_on_slots(const team_t& parent, ishmem_team_t parent_handle, int count, int* slots,
                                const char* routine, bool args_ok, int* bad_pe) {
     *bad_pe = -1;
-    publish_free_slots(args_ok);
     std::vector<uint64_t> common(bitmap_words, ~uint64_t{0});
+    publish_free_slots(args_ok);
+    if (!parent.spans_nodes && (*bad_pe = enter_split(parent, parent_handle, routine)) >= 0)
+        return split_agreement::bad_parent;  // no barrier: the member without the handle takes no part
     if (parent.spans_nodes) {
         // Members on other nodes: an AND-reduction through the transport.
         remote->reduction(coll::op_and, 0, elem_u64, parent_handle, common.data(), free_bitmap_of(state.my_pe),
@@ -115,12 +219,13 @@ split_agreement agree_on_slots(const team_t& parent, ishmem_team_t parent_handle
             if (first != INT64_MAX) *bad_pe = static_cast<int>(first);
         }
     } else {
-        team_barrier(parent, parent_handle, routine);
+        // (entered by enter_split: every member has published)
         for (int i = 0; i < parent.size; ++i) {
             const uint64_t* theirs = free_bitmap_of(parent.world_pe(i));
             for (size_t w = 0; w < bitmap_words; ++w) common[w] &= __atomic_load_n(theirs + w, __ATOMIC_RELAXED);
             if (*bad_pe < 0 && !(__atomic_load_n(theirs, __ATOMIC_RELAXED) & args_ok_bit)) *bad_pe = parent.world_pe(i);
         }
+        end_split(parent_handle);
         team_barrier(parent, parent_handle, routine);  // all have read the bitmaps before the next split
     }
     if (!(common[0] & args_ok_bit)) return split_agreement::bad_args;
@@ -145,6 +250,8 @@ void report_bad_split_elsewhere(const char* routine, ishmem_team_t parent_team, 
 // the parent, so no member signals into the slot before every member has zeroed its copy.
 void install(int slot, const team_t& t) {
     teams[slot] = t;
+    split_skips[static_cast<size_t>(slot)].clear();
+    split_ended_ns[static_cast<size_t>(slot)] = monotonic_ns();  // older announcements are not for it
     std::memset(static_cast<void*>(team_slot_of(state.my_pe, slot)), 0, sizeof(team_slot));
     if (heap_on_gpu()) gpu_team_set(slot, &teams[slot]);  // kernels may use the team once the split returns
     if (slot < eager_slots)
@@ -188,6 +295,9 @@ void teams_init() {
              config.teams_max, team_slots_max, team_slots_max);
     // Slots teams_max and up hold the node parts of the teams (node_part_slot), where there is room.
     teams = new team_t[static_cast<size_t>(team_slots_max)]();
+    bad_splits_seen.assign(static_cast<size_t>(state.n_pes), 0);
+    split_skips.assign(static_cast<size_t>(team_slots_max), {});
+    split_ended_ns.assign(static_cast<size_t>(team_slots_max), 0);
     // SHARED and NODE: the PEs whose heaps this PE maps, which reach each other with loads and stores.
     install(ISHMEM_TEAM_WORLD, make_team(0, 1, state.n_pes, state.my_pe, nullptr, 0));
     install(ISHMEM_TEAM_SHARED, node_team());
@@ -199,6 +309,9 @@ void teams_init() {
 
 void teams_fini() {
     team_nodes.clear();
+    bad_splits_seen.clear();
+    split_skips.clear();
+    split_ended_ns.clear();
     delete[] teams;
     teams = nullptr;
     teams_max = 0;
@@ -212,6 +325,34 @@ bool report_bad_team(const char* routine, ishmem_team_t team) {
         warn(routine, "team %d is not a team handle", team);
     else
         warn(routine, "team %d is not a valid team on this PE (destroyed, or made without this PE)", team);
+    return false;
+}
+
+// How long a PE that passed a bad parent handle waits for the members of the split it meant to
+// join to take its announcement. ISHMEM_TEAM_INVALID is not announced: a PE outside a team gets
+// that handle from the split that made it, and passing it on is no error.
+constexpr uint64_t bad_parent_grace_ns = 1000 * 1000 * 1000;
+
+bool report_bad_parent_team(const char* routine, ishmem_team_t team) {
+    if (team == ISHMEM_TEAM_INVALID || state.n_pes == 1) return report_bad_team(routine, team);
+    control_block* c = control(state.my_pe);
+    const uint64_t n = c->bad_splits + 1, start = monotonic_ns();
+    __atomic_store_n(&c->bad_split_ns, start, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->bad_splits, n, __ATOMIC_RELEASE);
+    uint64_t claim = __atomic_load_n(&c->bad_split_claim, __ATOMIC_ACQUIRE);
+    for (backoff b; claim >> 16 != n; b.pause(), claim = __atomic_load_n(&c->bad_split_claim, __ATOMIC_ACQUIRE)) {
+        if (monotonic_ns() - start < bad_parent_grace_ns) continue;
+        if (__atomic_compare_exchange_n(&c->bad_split_claim, &claim, n << 16 | claim_withdrawn, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            claim = n << 16 | claim_withdrawn;
+    }
+    const char* others =
+        (claim & 0xffff) == claim_withdrawn ? "" : "; the other members of the split, which wait in it, fail it too";
+    if (team < 0 || team >= teams_max)
+        warn(routine, "parent_team %d is not a team handle%s", team, others);
+    else
+        warn(routine, "parent_team %d is not a valid team on this PE (destroyed, or made without this PE)%s", team,
+             others);
     return false;
 }
 
@@ -253,9 +394,6 @@ int team_split_strided(ishmem_team_t parent_team, int start, int stride, int siz
     *new_team = ISHMEM_TEAM_INVALID;
     const team_t& parent = teams[parent_team];  // checked by the entry point
     // Every member of the parent computes the new team from its own arguments: they must agree.
-    char args[48] = "";
-    if (watch_calls) snprintf(args, sizeof args, "start %d, stride %d, size %d", start, stride, size);
-    coll::watched_call wc(coll::alone{}, parent_team, routine, -1, UINT64_MAX, 0, nullptr, false, args);
     const long last = static_cast<long>(start) + (static_cast<long>(size) - 1) * stride;
     const bool args_ok = !(size < 1 || start < 0 || (size > 1 && stride < 1) || last >= parent.size);
     if (!args_ok)
@@ -267,12 +405,20 @@ int team_split_strided(ishmem_team_t parent_team, int start, int stride, int siz
         case split_agreement::bad_args:
             report_bad_split_elsewhere(routine, parent_team, bad_pe, args_ok);
             return -1;
+        case split_agreement::bad_parent:
+            report_bad_parent_elsewhere(routine, parent_team, bad_pe);
+            return -1;
         case split_agreement::no_slots:
             warn(routine, "no free team slot: ISHMEM_TEAMS_MAX=%d teams exist (destroy some, or raise it)", teams_max);
             return -1;
         case split_agreement::agreed:
             break;
     }
+    // After the agreement on the slot, which also tells every member of a member that could not
+    // take part (full mode's comparison of the calls would wait for it).
+    char args[48] = "";
+    if (watch_calls) snprintf(args, sizeof args, "start %d, stride %d, size %d", start, stride, size);
+    coll::watched_call wc(coll::alone{}, parent_team, routine, -1, UINT64_MAX, 0, nullptr, false, args);
     const int offset = parent.my_index - start;
     const bool member = offset >= 0 && (size == 1 ? offset == 0 : offset % stride == 0 && offset / stride < size);
     if (parent.spans_nodes) remote->team_split(parent_team, slot, member ? 0 : -1, offset);
@@ -294,9 +440,7 @@ int team_split_2d(ishmem_team_t parent_team, int xrange, const ishmem_team_confi
     constexpr const char* routine = "ishmem_team_split_2d";
     *xaxis_team = *yaxis_team = ISHMEM_TEAM_INVALID;
     const team_t& parent = teams[parent_team];
-    char args[48] = "";
-    if (watch_calls) snprintf(args, sizeof args, "xrange %d", xrange);
-    coll::watched_call wc(coll::alone{}, parent_team, routine, -1, UINT64_MAX, 0, nullptr, false, args);
+    const int xrange_given = xrange;
     const bool args_ok = xrange >= 1;
     if (!args_ok) warn(routine, "xrange %d is not positive", xrange);
     if (xrange > parent.size) xrange = parent.size;
@@ -306,6 +450,9 @@ int team_split_2d(ishmem_team_t parent_team, int xrange, const ishmem_team_confi
         case split_agreement::bad_args:
             report_bad_split_elsewhere(routine, parent_team, bad_pe, args_ok);
             return -1;
+        case split_agreement::bad_parent:
+            report_bad_parent_elsewhere(routine, parent_team, bad_pe);
+            return -1;
         case split_agreement::no_slots:
             warn(routine, "no two free team slots: ISHMEM_TEAMS_MAX=%d teams exist (destroy some, or raise it)",
                  teams_max);
@@ -313,6 +460,9 @@ int team_split_2d(ishmem_team_t parent_team, int xrange, const ishmem_team_confi
         case split_agreement::agreed:
             break;
     }
+    char args[48] = "";  // (after the agreement on the slots: see team_split_strided)
+    if (watch_calls) snprintf(args, sizeof args, "xrange %d", xrange_given);
+    coll::watched_call wc(coll::alone{}, parent_team, routine, -1, UINT64_MAX, 0, nullptr, false, args);
     const int me = parent.my_index, row = me / xrange, col = me % xrange;
     const int row_size = parent.size - row * xrange < xrange ? parent.size - row * xrange : xrange;
     const int col_size = (parent.size - col + xrange - 1) / xrange;

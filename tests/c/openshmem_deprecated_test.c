@@ -4,7 +4,8 @@
    atomic and wait names, the cache no-ops; and the long double and complex routines of 1.5.
    PE 0 prints "openshmem_deprecated: OK on N PEs". Blocking waits are bounded by the test's
    ISHMEM_HANG_TIMEOUT (tests/c/CMakeLists.txt).
-     openshmem_deprecated_test bad_<what>  one bad active-set call (see run_bad) */
+     openshmem_deprecated_test bad_<what>   one bad call (see run_bad)
+     openshmem_deprecated_test hang_<what>  waits that never end, for ISHMEM_HANG_TIMEOUT (run_bad) */
 #include <complex.h>
 #include <shmem.h>
 #include <string.h>
@@ -190,15 +191,43 @@ static void long_double_and_complex(int me, int n) {
     for (k = 0; k < n; ++k) CHECK_EQ(ld_dst[k], 10 * k + me);
 }
 
-/* One bad call on every PE; the message names the routine called. */
+/* One bad call on every PE; the message names the routine called, also where it forwards to
+   another (the old atomic names, the long double RMA). */
 static void run_bad(const char* what, int me, int n) {
     long local_sync[SHMEM_BARRIER_SYNC_SIZE] = {0};
+    long double local_ld[2] = {0};
     if (!strcmp(what, "bad_set")) /* PE 1 calls for the set {0} */
         shmem_barrier(0, 0, me == 1 ? 1 : n, pSync);
     else if (!strcmp(what, "bad_psync"))
         shmem_barrier(0, 0, n, local_sync);
     else if (!strcmp(what, "bad_dest"))
         shmem_broadcast32(local_sync, i_src, 1, 0, 0, 0, n, pSync);
+    else if (!strcmp(what, "bad_finc"))
+        shmem_long_finc(&lcounter, n);
+    else if (!strcmp(what, "bad_swap")) /* the untyped name */
+        shmem_swap(&lcounter, 1L, n);
+    else if (!strcmp(what, "bad_fadd_freed")) { /* ISHMEM_CHECK=full */
+        long* p = (long*)shmalloc(4 * sizeof(long));
+        shfree(p);
+        shmem_long_fadd(p, 1, me);
+    } else if (!strcmp(what, "bad_ld_put"))
+        shmem_longdouble_put(local_ld, ld_src, 2, me);
+    else if (!strcmp(what, "bad_ld_get_overflow"))
+        shmem_longdouble_get(ld_dst, ld_src, SIZE_MAX / 16 + 2, me);
+    else if (!strcmp(what, "bad_ld_ctx_p"))
+        shmem_ctx_longdouble_p(SHMEM_CTX_DEFAULT, ld_dst, 1.0L, n);
+    else if (!strcmp(what, "bad_ld_iput_past")) { /* ISHMEM_CHECK=full */
+        long double* p = (long double*)shmalloc(2 * sizeof(long double));
+        shmem_longdouble_iput(p, ld_src, 1, 1, 4, me);
+    } else if (!strcmp(what, "hang_wait")) /* every PE, in the old shmem_TYPENAME_wait */
+        shmem_long_wait(&lcounter, 0);
+    else if (!strcmp(what, "hang_wait_until")) { /* PE 0 in an int32 wait, the others in a long wait */
+        static int32_t flag32;
+        if (me == 0)
+            shmem_int32_wait_until(&flag32, SHMEM_CMP_EQ, 5);
+        else
+            shmem_wait_until(&lcounter, SHMEM_CMP_GT, 7L);
+    }
 }
 
 int main(int argc, char** argv) {

@@ -255,6 +255,11 @@ static int run_bad(const char* mode, int me, int n) {
         if (shmem_ctx_create(1L << 8, &ctx) == 0 || ctx != SHMEM_CTX_INVALID) return 1;
     } else if (strcmp(mode, "bad_team") == 0) {
         if (shmem_team_sync(SHMEM_TEAM_INVALID) == 0) return 1;
+    } else if (strcmp(mode, "bad_parent") == 0) { /* a bad parent handle on PE 1 only: all fail alike */
+        shmem_team_t t = SHMEM_TEAM_WORLD;
+        if (shmem_team_split_strided(me == 1 ? (shmem_team_t)77 : SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &t) == 0 ||
+            t != SHMEM_TEAM_INVALID)
+            return 1;
     } else if (strcmp(mode, "bad_ctx_pe") == 0) {
         shmem_ctx_t ctx;
         shmem_ctx_create(0, &ctx);

@@ -73,3 +73,17 @@ def test_an_unknown_table_is_reported_with_its_line(tmp_path):
     with pytest.raises(SpecError) as e:
         build_api(load_spec(tmp_path / "spec", tmp_path))
     assert re.search(r"spec/openshmem_extra.yaml:\d+: unknown type table 'nosuch'", str(e.value))
+
+
+def test_forwarding_routines_name_themselves(api, header):
+    # A routine that forwards to another names itself in the library's messages; one that passes
+    # its own name, or calls nothing, is left as it is.
+    by_symbol = {r.symbol: r for r in api.openshmem_extra.routines}
+    finc = by_symbol["shmem_long_finc"]
+    assert finc.named_body == 'SHMEMI_CALLED_AS("shmem_long_finc"); ' + finc.body
+    assert by_symbol["shmem_ctx_longdouble_put"].named_body.startswith(
+        'SHMEMI_CALLED_AS("shmem_ctx_longdouble_put"); shmem_ctx_putmem(')
+    assert by_symbol["shmem_barrier"].named_body == by_symbol["shmem_barrier"].body  # passes "shmem_barrier"
+    assert by_symbol["shmem_udcflush_line"].named_body == "(void)dest;"
+    # the C11 generic twin names the typed routine too
+    assert re.search(r'shmemi_long_finc\(long\* dest, int pe\) \{ SHMEMI_CALLED_AS\("shmem_long_finc"\);', header)

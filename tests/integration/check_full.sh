@@ -105,22 +105,39 @@ for np in 2 3 4; do
   done
 done
 
+# A team split whose parent handle is bad on one PE only (garbage, or a team destroyed there): every
+# PE returns -1 and names the cause, none waits; a split of the same team then works. Default and
+# full mode.
+for np in 2 3 4; do
+  for split in split_bad_parent split_freed_parent; do
+    for mode in default full; do
+      lines=()
+      for ((pe = 0; pe < np; pe++)); do
+        lines+=("checked $split: PE $pe: rc -1, team invalid" "checked $split: PE $pe: then a split of the team: ok")
+      done
+      ISHMEM_CHECK=$mode expect "$split, $mode mode, $np PEs" 0 $np $split "${lines[@]}" \
+        "ishmem: PE 1: warning: ishmem_team_split_(strided|2d): parent_team [0-9]+ is (not a team handle|not a valid team on this PE \(destroyed, or made without this PE\)); the other members of the split, which wait in it, fail it too" \
+        "ishmem: PE 0: warning: ishmem_team_split_(strided|2d): PE 1 called it with a parent team handle that is no team there \(parent team [0-9]+ here\); no team is made on any member"
+    done
+  done
+done
+
 # The watchdog: PE 1 waits for a flag nobody sets, the others in a barrier. The job must end within
 # the timeout (2 s) plus start-up, naming every PE's call.
 start=$(date +%s)
 ISHMEM_HANG_TIMEOUT=2 expect "hang watchdog, 3 PEs" nonzero 3 stuck \
-  "ishmem: PE [0-2]: ishmem_(barrier_all|wait_until): blocked for [0-9.]+ s \(.*\) \(ISHMEM_HANG_TIMEOUT=2\); where every PE is:" \
+  "ishmem: PE [0-2]: ishmem_(barrier_all|int_wait_until): blocked for [0-9.]+ s \(.*\) \(ISHMEM_HANG_TIMEOUT=2\); where every PE is:" \
   "ishmem:   PE 0: in ishmem_barrier_all \(team 0\) for [0-9.]+ s" \
-  "ishmem:   PE 1: in ishmem_wait_until \(ivar 0x[0-9a-f]+, cmp ISHMEM_CMP_EQ, value 42, type int\) for [0-9.]+ s" \
+  "ishmem:   PE 1: in ishmem_int_wait_until \(ivar 0x[0-9a-f]+, cmp ISHMEM_CMP_EQ, value 42, type int\) for [0-9.]+ s" \
   "ishmem:   PE 2: in ishmem_barrier_all \(team 0\) for [0-9.]+ s"
 took=$(( $(date +%s) - start ))
 if [ $took -le 15 ]; then echo "ok   hang watchdog ended the job in ${took} s"; else
   echo "FAIL hang watchdog: the job took ${took} s"; fails=$((fails + 1)); fi
 # A loop of ishmem_int_test calls that stay false is timed like a wait.
 ISHMEM_HANG_TIMEOUT=2 expect "hang watchdog, a test loop" nonzero 2 stuck_test \
-  "ishmem: PE [01]: ishmem_(barrier_all|test): blocked for [0-9.]+ s .*\(ISHMEM_HANG_TIMEOUT=2\); where every PE is:" \
+  "ishmem: PE [01]: ishmem_(barrier_all|int_test): blocked for [0-9.]+ s .*\(ISHMEM_HANG_TIMEOUT=2\); where every PE is:" \
   "ishmem:   PE 0: in ishmem_barrier_all \(team 0\) for [0-9.]+ s" \
-  "ishmem:   PE 1: in ishmem_test \(ivar 0x[0-9a-f]+, cmp ISHMEM_CMP_EQ, value 42, type int, false on every call\) for [0-9.]+ s"
+  "ishmem:   PE 1: in ishmem_int_test \(ivar 0x[0-9a-f]+, cmp ISHMEM_CMP_EQ, value 42, type int, false on every call\) for [0-9.]+ s"
 # Called through shmem.h: the reports name the shmem_ routines and constants the program called.
 ISHMEM_CHECK=full checked=$checked_shmem expect "shmem.h names, free" nonzero 2 free_other \
   "ishmem: PE [01]: shmem_free: the arguments are ptr at heap offset [0-9]+ here but ptr at heap offset [0-9]+ on PE [01] \(ISHMEM_CHECK=full\)"
@@ -129,9 +146,9 @@ ISHMEM_CHECK=full checked=$checked_shmem expect "shmem.h names, agreement" nonze
 ISHMEM_CHECK=full checked=$checked_shmem expect "shmem.h names, bounds" nonzero 2 past \
   "ishmem: PE [01]: shmem_putmem: dest \(0x[0-9a-f]+\) with 40 bytes runs 8 bytes past the end of its allocation"
 ISHMEM_HANG_TIMEOUT=2 checked=$checked_shmem expect "shmem.h names, watchdog" nonzero 3 stuck \
-  "ishmem: PE [0-2]: shmem_(barrier_all|int_wait_until|wait_until): blocked for [0-9.]+ s \(.*\) \(ISHMEM_HANG_TIMEOUT=2\); where every PE is:" \
+  "ishmem: PE [0-2]: shmem_(barrier_all|int_wait_until): blocked for [0-9.]+ s \(.*\) \(ISHMEM_HANG_TIMEOUT=2\); where every PE is:" \
   "ishmem:   PE 0: in shmem_barrier_all \(team 0\) for [0-9.]+ s" \
-  "ishmem:   PE 1: in shmem_(int_)?wait_until \(ivar 0x[0-9a-f]+, cmp SHMEM_CMP_EQ, value 42, type int\) for [0-9.]+ s"
+  "ishmem:   PE 1: in shmem_int_wait_until \(ivar 0x[0-9a-f]+, cmp SHMEM_CMP_EQ, value 42, type int\) for [0-9.]+ s"
 if grep -q "ishmem_" "$tmp/out"; then echo "FAIL shmem.h names: an ishmem_ name in the report"; fails=$((fails + 1)); fi
 
 # Full mode alone does not arm the watchdog; the timeout alone does not check collectives.

@@ -83,10 +83,10 @@ stopped() {  # stopped NAME NP REGEX...
 ISHMEM_HANG_TIMEOUT=600 stopped "SIGTERM: where every PE is, 3 PEs" 3 \
   "ishmem: PE [0-2]: the job is stopped by signal 15 \(Terminated\) to ishmrun; where every PE is:" \
   "ishmem:   PE 0: in ishmem_barrier_all \(team 0\) for [0-9.]+ s" \
-  "ishmem:   PE 1: in ishmem_wait_until \(ivar 0x[0-9a-f]+, cmp ISHMEM_CMP_EQ, value 42, type int\) for [0-9.]+ s" \
+  "ishmem:   PE 1: in ishmem_int_wait_until \(ivar 0x[0-9a-f]+, cmp ISHMEM_CMP_EQ, value 42, type int\) for [0-9.]+ s" \
   "ishmem:   PE 2: in ishmem_barrier_all \(team 0\) for [0-9.]+ s"
 ISHMEM_HANG_TIMEOUT=600 stopped "SIGTERM: where every PE is, 2 PEs" 2 \
-  "ishmem:   PE 1: in ishmem_wait_until \(ivar"
+  "ishmem:   PE 1: in ishmem_int_wait_until \(ivar"
 stopped "SIGTERM without the watch, 4 PEs" 4 \
   "ishmem: PE [0-3]: the job is stopped by signal 15 \(Terminated\) to ishmrun; where every PE is:" \
   "ishmem:   PE 3: running \(set ISHMEM_HANG_TIMEOUT to record the call it blocks in\)"

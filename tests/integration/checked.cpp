@@ -14,11 +14,15 @@
 //   checked free_other          PE 1 frees a block, the others another one
 //   checked split_one_bad       ishmem_team_split_strided with size 0 on PE 1 only: every PE gets -1
 //   checked split_2d_one_bad    ishmem_team_split_2d with xrange 0 on PE 1 only: every PE gets -1
+//   checked split_bad_parent    split_strided of a team whose handle is garbage on PE 1 (valid on the
+//                               others, PE 0 late): every PE gets -1; then a good split of the team works
+//   checked split_freed_parent  the same with the team destroyed on PE 1 only, and split_2d
 //   checked overflow_put        ishmem_long_put of SIZE_MAX / 8 + 2 elements (the byte count wraps to 8)
 //   checked overflow_iput       ishmem_long_iput with dst 2^61: its extent in bytes wraps to 8
 //   checked overflow_alltoall   ishmem_long_alltoall whose dest bytes (nelems x PEs x 8) wrap to 0
 //   checked ok                  correct collectives and RMA, also on global variables: must pass under full mode
 #include <ishmem.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -91,6 +95,36 @@ int main(int argc, char** argv) {
                     t == ISHMEM_TEAM_INVALID ? "invalid" : "valid");
         std::fflush(stdout);
         if (rc != -1 || t != ISHMEM_TEAM_INVALID) return 3;
+    } else if (is("split_bad_parent") || is("split_freed_parent")) {
+        // A copy of the world (every PE), whose handle PE 1 spoils: every PE must return -1 and an
+        // invalid team, none may wait for PE 1 (the script's timeout). Then PE 1 passes it rightly
+        // (recreated where destroyed): the splits of the team go on as if the bad one never was.
+        ishmem_team_t world = ISHMEM_TEAM_INVALID, t = 0, y = 0;
+        ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &world);
+        ishmem_team_t parent = world;
+        const bool freed = is("split_freed_parent");
+        if (me == 1) {
+            if (freed)
+                ishmem_team_destroy(world);
+            else
+                parent = 12345;
+        }
+        if (!freed && me == 0) usleep(300 * 1000);  // a good member late: PE 1 waits for it to take part
+        int rc = freed ? ishmem_team_split_2d(parent, 1, nullptr, 0, &t, nullptr, 0, &y)
+                       : ishmem_team_split_strided(parent, 0, 1, n, nullptr, 0, &t);
+        std::printf("checked %s: PE %d: rc %d, team %s\n", mode, me, rc,
+                    t == ISHMEM_TEAM_INVALID ? "invalid" : "valid");
+        std::fflush(stdout);
+        if (rc != -1 || t != ISHMEM_TEAM_INVALID) return 3;
+        if (freed) {  // the others destroy theirs too, and all make it again
+            if (me != 1) ishmem_team_destroy(world);
+            ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &world);
+        }
+        rc = ishmem_team_split_strided(world, n - 1, 1, 1, nullptr, 0, &t);
+        const bool member = me == n - 1;
+        if (rc != 0 || (t != ISHMEM_TEAM_INVALID) != member || (member && ishmem_team_n_pes(t) != 1)) return 4;
+        ishmem_team_sync(world);
+        std::printf("checked %s: PE %d: then a split of the team: ok\n", mode, me);
     } else if (is("overflow_put")) {
         ishmem_long_put(b, reinterpret_cast<const long*>(local), SIZE_MAX / 8 + 2, (me + 1) % n);
     } else if (is("overflow_iput")) {

@@ -199,10 +199,12 @@ template <class T, class V> inline call_info p2p_call(const char* routine, const
     return ci;
 }
 
-// Runs wait (a blocking loop) as a watched call when watch_calls is set.
-template <class T, class V, class F> inline auto watched_wait(const char* routine, const void* addr,
-                                                              const char* addr_name, uint64_t nelems, int cmp,
-                                                              const V& v, F&& wait) {
+// Runs wait (a blocking loop) as a watched call when watch_calls is set. The waits and tests below
+// are inlined into the library's entry points, so that a watched call's entry point stays on the
+// stack (not a tail call) while it blocks: the watchdog reads its name from there (checks.cpp).
+template <class T, class V, class F>
+[[gnu::always_inline]] inline auto watched_wait(const char* routine, const void* addr, const char* addr_name,
+                                                uint64_t nelems, int cmp, const V& v, F&& wait) {
     if (__builtin_expect(!watch_calls, 1)) return wait();
     call_info ci = p2p_call<T>(routine, addr, addr_name, nelems, cmp, v);
     call_scope scope(ci);
@@ -211,9 +213,9 @@ template <class T, class V, class F> inline auto watched_wait(const char* routin
 
 // A test that the user calls in a loop is a wait too: the watch times the run of false results, and
 // an unsatisfied test serves other nodes' requests (their puts and atomics may be what it waits for).
-template <class T, class V, class R> inline R watched_test(const char* routine, const void* addr, const char* addr_name,
-                                                           uint64_t nelems, int cmp, const V& v, R result,
-                                                           bool satisfied) {
+template <class T, class V, class R>
+[[gnu::always_inline]] inline R watched_test(const char* routine, const void* addr, const char* addr_name,
+                                             uint64_t nelems, int cmp, const V& v, R result, bool satisfied) {
     if (__builtin_expect(remote != nullptr && !satisfied, 0)) remote->progress();
     if (__builtin_expect(watch_calls, 0)) {
         call_info ci = p2p_call<T>(routine, addr, addr_name, nelems, cmp, v);
@@ -226,18 +228,18 @@ namespace impl {
 
 // ---- one variable ------------------------------------------------------------------------------
 
-template <class T> void wait_until(T* ivar, int cmp, T cmp_value) {
+template <class T> [[gnu::always_inline]] inline void wait_until(T* ivar, int cmp, T cmp_value) {
     watched_wait<T>("ishmem_wait_until", ivar, "ivar", UINT64_MAX, cmp, cmp_value, [&] {
         for (backoff b{wait_spin_limit, 0}; !compare(cmp, load_var(ivar), cmp_value);) b.pause();
     });
 }
-template <class T> int test(T* ivar, int cmp, T cmp_value) {
+template <class T> [[gnu::always_inline]] inline int test(T* ivar, int cmp, T cmp_value) {
     const int r = compare(cmp, load_var(ivar), cmp_value) ? 1 : 0;
     return watched_test<T>("ishmem_test", ivar, "ivar", UINT64_MAX, cmp, cmp_value, r, r != 0);
 }
 template <class T> void wait(T* ivar, T cmp_value) { wait_until(ivar, ISHMEM_CMP_NE, cmp_value); }
 
-inline uint64_t signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
+[[gnu::always_inline]] inline uint64_t signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
     return watched_wait<uint64_t>("ishmem_signal_wait_until", sig_addr, "sig_addr", UINT64_MAX, cmp, cmp_value,
                                   [&]() -> uint64_t {
                                       for (backoff b{wait_spin_limit, 0};; b.pause())
@@ -248,30 +250,35 @@ inline uint64_t signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_valu
 // ---- sets: V is TYPE (one value for all) or const TYPE* (the _vector families, whose spec entries
 // name these templates as their impl) ----------------------------------------------------------
 
-template <class T, class V> void wait_until_all(T* ivars, size_t nelems, const int* status, int cmp, V v) {
+template <class T, class V>
+[[gnu::always_inline]] inline void wait_until_all(T* ivars, size_t nelems, const int* status, int cmp, V v) {
     watched_wait<T>(std::is_pointer_v<V> ? "ishmem_wait_until_all_vector" : "ishmem_wait_until_all", ivars, "ivars",
                     nelems, cmp, v, [&] { make_set(ivars, nelems, status, cmp, v).wait_all(0, nelems); });
 }
-template <class T, class V> size_t wait_until_any(T* ivars, size_t nelems, const int* status, int cmp, V v) {
+template <class T, class V>
+[[gnu::always_inline]] inline size_t wait_until_any(T* ivars, size_t nelems, const int* status, int cmp, V v) {
     return watched_wait<T>(std::is_pointer_v<V> ? "ishmem_wait_until_any_vector" : "ishmem_wait_until_any", ivars,
                            "ivars", nelems, cmp, v, [&] { return make_set(ivars, nelems, status, cmp, v).wait_any(); });
 }
-template <class T, class V>
-size_t wait_until_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, V v) {
+template <class T, class V> [[gnu::always_inline]] inline size_t wait_until_some(T* ivars, size_t nelems,
+                                                                                 size_t* indices, const int* status,
+                                                                                 int cmp, V v) {
     return watched_wait<T>(std::is_pointer_v<V> ? "ishmem_wait_until_some_vector" : "ishmem_wait_until_some", ivars,
                            "ivars", nelems, cmp, v,
                            [&] { return make_set(ivars, nelems, status, cmp, v).wait_some(indices); });
 }
-template <class T, class V> int test_all(T* ivars, size_t nelems, const int* status, int cmp, V v) {
+template <class T, class V>
+[[gnu::always_inline]] inline int test_all(T* ivars, size_t nelems, const int* status, int cmp, V v) {
     const int r = make_set(ivars, nelems, status, cmp, v).test_all();
     return watched_test<T>("ishmem_test_all", ivars, "ivars", nelems, cmp, v, r, r != 0);
 }
-template <class T, class V> size_t test_any(T* ivars, size_t nelems, const int* status, int cmp, V v) {
+template <class T, class V>
+[[gnu::always_inline]] inline size_t test_any(T* ivars, size_t nelems, const int* status, int cmp, V v) {
     const size_t r = make_set(ivars, nelems, status, cmp, v).test_any();
     return watched_test<T>("ishmem_test_any", ivars, "ivars", nelems, cmp, v, r, r != SIZE_MAX || nelems == 0);
 }
-template <class T, class V>
-size_t test_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, V v) {
+template <class T, class V> [[gnu::always_inline]] inline size_t test_some(T* ivars, size_t nelems, size_t* indices,
+                                                                           const int* status, int cmp, V v) {
     const size_t r = make_set(ivars, nelems, status, cmp, v).test_some(indices);
     return watched_test<T>("ishmem_test_some", ivars, "ivars", nelems, cmp, v, r, r != 0 || nelems == 0);
 }

@@ -57,6 +57,7 @@ struct team_slot {
     alignas(64) uint64_t acks;        // how many reads of this PE's buffers peers have finished, in total
     alignas(64) uint64_t eager_done;  // the last eager collective this PE has finished on the team
     agree_record agree[agree_depth];  // ring of this PE's last checked calls (agree_on_call)
+    alignas(64) uint64_t splits;      // the splits of this team (as the parent) this PE has entered
 };
 inline constexpr int team_slots_max = static_cast<int>(internal_sync_size / sizeof(team_slot));
 
@@ -167,6 +168,12 @@ ISHMEM_API bool report_overlap(const char* routine, const char* a, const void* p
 
 inline bool check_team(const char* routine, ishmem_team_t team) {
     return __builtin_expect(find_team(team) != nullptr, 1) || report_bad_team(routine, team);
+}
+// The parent team of a split: on a bad handle, also tells the other PEs (whose split over their
+// parent would otherwise wait for this PE) that this PE's split failed (teams.cpp).
+ISHMEM_API bool report_bad_parent_team(const char* routine, ishmem_team_t team);
+inline bool check_parent_team(const char* routine, ishmem_team_t team) {
+    return __builtin_expect(find_team(team) != nullptr, 1) || report_bad_parent_team(routine, team);
 }
 inline bool check_team_pe(const char* routine, ishmem_team_t team, const char* param, int pe) {
     const team_t* t = find_team(team);
