@@ -24,8 +24,8 @@ namespace cg = cooperative_groups;
 namespace dc = ishmemi::dev::coll;
 
 const char* const routine = "ishmem (collective on GPU memory)";
-constexpr unsigned block_threads = 256;       // a grid's blocks: one such block per SM is always co-resident
-constexpr unsigned lone_block_threads = 512;  // the one block of a small call: more stores and polls in flight
+constexpr unsigned block_threads = 256;  // a grid's blocks: one such block per SM is always co-resident
+constexpr unsigned lone_block_threads = tuning::gpu_lone_block_threads.value;  // the one block of a small call
 template <bool Grid> constexpr unsigned threads_per_block = Grid ? block_threads : lone_block_threads;
 
 // The group of a library kernel: the whole grid of a cooperative launch, or the one block of an

@@ -10,6 +10,7 @@
 
 #include "ishmem/impl/sync.h"
 #include "ishmem/impl/teams.h"
+#include "ishmem/impl/tuning.h"
 #include "mpi_check.h"
 
 namespace ishmemi::mpi {
@@ -24,7 +25,7 @@ void shape(MPI_Comm c, int* n, int* rank) {
 // Memory of a thread's collectives, kept from call to call (no allocation per call); more than
 // keep_max bytes is given back after the call that needed it.
 struct scratch {
-    static constexpr size_t keep_max = size_t{64} << 20;
+    static constexpr size_t keep_max = tuning::scratch_keep_max.value;
     std::unique_ptr<char[]> p;
     size_t cap = 0;
     char* get(size_t bytes) {

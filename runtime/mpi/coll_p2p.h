@@ -19,6 +19,7 @@
 #include <mutex>
 #include <utility>
 
+#include "ishmem/impl/tuning.h"
 #include "mpi_lock.h"
 
 namespace ishmemi::mpi {
@@ -32,7 +33,7 @@ class p2p_collectives {
     // flight: from assist_min bytes with the progress thread polling MPI meanwhile, so that the
     // messages move (over TCP they move only inside MPI calls) on another core. Shorter work is
     // not worth waking the thread for.
-    static constexpr size_t assist_min = size_t{512} << 10;  // (from 128 KiB it cost time)
+    static constexpr size_t assist_min = tuning::assist_min.value;  // (from 128 KiB it cost time)
     template <class F> void alongside(size_t bytes, F&& f) {
         if (bytes < assist_min) return f();
         help_(true);
@@ -67,7 +68,7 @@ class p2p_collectives {
     // rendezvous, which beats eager segments of whole_max there; and at most 4 of a member's under
     // way, since with all of them at once the first ones share the link with the rest and reach
     // the next member late (docs/guide/tuning.rst).
-    static constexpr segmenting long_segments{size_t{256} << 10, 4};
+    static constexpr segmenting long_segments{tuning::long_segment_bytes.value, tuning::long_segments_in_flight.value};
     // Every member's `bytes` (which may differ between members) into dest, in member order. Bruck's
     // algorithm (ceil(log2 n) rounds, any n) on messages that carry each block's length before it,
     // so that no member needs to learn the lengths first: one round trip less than the lengths'
@@ -83,7 +84,7 @@ class p2p_collectives {
     // sends a member's own block alone in each round anyway, but on 3 its second round waits for
     // the first; and whole messages beat the length and then pieces, and beyond 64 KiB the lengths
     // first and MPI_Iallgatherv. So the transport takes it on such teams at every size.
-    static constexpr int direct_max = 3;
+    static constexpr int direct_max = tuning::direct_max.value;
     // As collect, every member with the same bytes: recursive doubling straight into dest on 2^k
     // members, collect's algorithm on others.
     void fcollect(MPI_Comm c, void* dest, const void* source, size_t bytes);
@@ -118,16 +119,17 @@ class p2p_collectives {
     // A message of up to whole_max bytes goes whole: it fits Open MPI's TCP eager limit (64 KiB)
     // with its headers. A larger one, up to pieces_max * piece_bytes, goes in pieces of
     // piece_bytes, each eager, with no rendezvous round trip (smaller pieces lost everywhere).
-    static constexpr size_t whole_max = size_t{60} << 10, piece_bytes = size_t{32} << 10;
-    static constexpr int pieces_max = 4;
+    static constexpr size_t whole_max = tuning::whole_max.value, piece_bytes = tuning::piece_bytes.value;
+    static constexpr int pieces_max = tuning::pieces_max.value;
     // pair_halving_min: on two members recursive doubling is one exchange of everything and a
     // reduction of everything on both; above this, halving's two exchanges of half each and a
     // reduction of half (as Open MPI's allreduce on two ranks) cost less. ring_min: above it, on a
     // member count that is not a power of two, the ring beats the fold's three transfers one after
     // another. copy_early_min: from this size a collect's own block goes into dest while the
     // messages are in flight. (docs/guide/tuning.rst.)
-    static constexpr size_t halving_min = size_t{16} << 10, ring_min = size_t{32} << 10,
-                            pair_halving_min = size_t{256} << 10, copy_early_min = size_t{16} << 10;
+    static constexpr size_t halving_min = tuning::halving_min.value, ring_min = tuning::ring_min.value,
+                            pair_halving_min = tuning::pair_halving_min.value,
+                            copy_early_min = tuning::copy_early_min.value;
     static int pieces(size_t bytes);
     collected collect_direct(MPI_Comm c, int n, int rank, void* dest, const void* source, size_t bytes);
     // A collect's messages, whose length only the message tells. One message on tag where it is

@@ -13,6 +13,7 @@
 #include <atomic>
 
 #include "ishmem/impl/sync.h"
+#include "ishmem/impl/tuning.h"
 
 namespace ishmemi::mpi {
 
@@ -36,7 +37,7 @@ class mpi_lock {
     void unlock() { held_.store(false, std::memory_order_release); }
 
   private:
-    static constexpr unsigned spin_max = 1000;
+    static constexpr unsigned spin_max = tuning::mpi_lock_spins.value;
     std::atomic<bool> held_{false};
 };
 

@@ -18,6 +18,7 @@
 
 #include "ishmem/impl/teams.h"
 #include "ishmem/impl/transport.h"
+#include "ishmem/impl/tuning.h"
 #include "coll_p2p.h"
 #include "mpi_check.h"
 #include "mpi_lock.h"
@@ -46,14 +47,14 @@ struct am_request {
     uint64_t data_disp;
 };
 // The most data a put-with-signal carries in its request; a larger one is a put, a flush, a signal.
-constexpr size_t am_data_max = 4096;
+constexpr size_t am_data_max = tuning::am_data_max.value;
 struct am_message {
     am_request r;
     unsigned char data[am_data_max];
 };
 enum : uint8_t { am_put = 32, am_get = 33 };  // beyond rmw_op's codes
 // The most bytes one am_get answers; a larger get is several.
-constexpr size_t am_get_max = size_t{1} << 20;
+constexpr size_t am_get_max = tuning::am_get_max.value;
 constexpr int tag_request = 1;
 constexpr int tag_reply_first = 2, tag_replies = 30000;  // reply tags stay below MPI's minimum MPI_TAG_UB
 
@@ -138,7 +139,7 @@ class mpi_transport final : public transport {
     // ask for the long chain (broadcast_chain) only where it pays (broadcast_on_one_chain in
     // impl/coll/hierarchy.h: a node in the middle, or 3-4 single-PE nodes). The limits and the
     // benchmarks that chose them: docs/guide/tuning.rst.
-    static constexpr size_t p2p_chain_max = size_t{256} << 10;
+    static constexpr size_t p2p_chain_max = tuning::p2p_chain_max.value;
     // On 3 members or more, broadcasts below chain_short_max go down the chain as one message:
     // the root sends once a call where the binomial tree has it send to log2 n others, and calls
     // in a row overlap along the chain (Open MPI's own choice for the smallest messages on fewer
@@ -151,14 +152,17 @@ class mpi_transport final : public transport {
     // On 2 members from pair_whole_min to pair_whole_max a broadcast is one message (a
     // rendezvous), steadier than the chain's eager segments at those sizes and faster than
     // MPI_Ibcast; larger ones stay with MPI_Ibcast. Evidence for each limit: docs/guide/tuning.rst.
-    static constexpr int chain_members_max = 8;
-    static constexpr size_t chain_short_max = size_t{32} << 10, leaders_chain_max = 2048,
-                            pair_whole_min = size_t{192} << 10, pair_whole_max = size_t{4} << 20;
+    static constexpr int chain_members_max = tuning::chain_members_max.value;
+    static constexpr size_t chain_short_max = tuning::chain_short_max.value,
+                            leaders_chain_max = tuning::leaders_chain_max.value,
+                            pair_whole_min = tuning::pair_whole_min.value,
+                            pair_whole_max = tuning::pair_whole_max.value;
     // fcollects go as messages up to p2p_coll_max a member and collects up to p2p_collect_max a
     // block (collect_as_messages); above them MPI_Iallgather(v) wins (docs/guide/tuning.rst).
-    static constexpr size_t p2p_coll_max = size_t{64} << 10, p2p_bcast_max = size_t{64} << 10,
-                            p2p_alltoall_max = size_t{64} << 10, p2p_collect_max = size_t{128} << 10,
-                            p2p_reduce_max = size_t{1} << 30;
+    static constexpr size_t p2p_coll_max = tuning::p2p_coll_max.value, p2p_bcast_max = tuning::p2p_bcast_max.value,
+                            p2p_alltoall_max = tuning::p2p_alltoall_max.value,
+                            p2p_collect_max = tuning::p2p_collect_max.value,
+                            p2p_reduce_max = tuning::p2p_reduce_max.value;
 
     static bool collect_as_messages(int n, size_t largest);
     static size_t short_chain_limit(int n, bool leaders);
@@ -203,7 +207,7 @@ class mpi_transport final : public transport {
     std::atomic<bool> dirty_{false};  // puts or nbi gets that a quiet has yet to complete
     // Blocking puts of up to bounce_max bytes go out from copies in this ring (see the top of
     // transport_mpi.cpp).
-    static constexpr size_t bounce_max = 4096, bounce_bytes = size_t{256} << 10;
+    static constexpr size_t bounce_max = tuning::bounce_max.value, bounce_bytes = tuning::bounce_bytes.value;
     std::unique_ptr<char[]> bounce_ring_{new char[bounce_bytes]};
     size_t bounce_used_ = 0;  // under mpi_lock_
 
@@ -215,7 +219,7 @@ class mpi_transport final : public transport {
         MPI_Request rq;
         int pe;
     };
-    static constexpr int posts_max = 64;
+    static constexpr int posts_max = tuning::posts_max.value;
     posted_amo posts_[posts_max];
     int posts_head_ = 0, posts_n_ = 0;
     std::vector<uint8_t> posted_to_;  // by PE

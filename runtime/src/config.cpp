@@ -14,6 +14,7 @@
 #include "ishmem/impl/collectives.h"
 #include "ishmem/impl/runtime.h"
 #include "ishmem/impl/sync.h"
+#include "ishmem/impl/tuning.h"
 
 extern char** environ;
 
@@ -23,17 +24,17 @@ config_t config = {size_t{512} << 20,
                    "512M",
                    false,
                    64,
-                   1024,
-                   4096,
-                   size_t{64} << 10,
-                   size_t{32} << 10,
-                   size_t{16} << 10,
-                   size_t{256} << 10,
-                   size_t{256} << 10,
-                   size_t{256} << 10,
-                   size_t{4} << 10,
-                   size_t{1} << 20,
-                   true,
+                   tuning::barrier_spins.value,
+                   tuning::wait_spins.value,
+                   tuning::gpu_coll_block_bytes.value,
+                   tuning::gpu_reduce_block_bytes.value,
+                   tuning::gpu_stage_bytes.value,
+                   tuning::gpu_medium_bytes.value,
+                   tuning::gpu_medium_gather_bytes.value,
+                   tuning::gpu_medium_reduce_bytes.value,
+                   tuning::gpu_medium_part_bytes.value,
+                   tuning::gpu_broadcast_piece_bytes.value,
+                   tuning::gpu_early_launch.value,
                    "auto",
                    -1,
                    false,
@@ -44,17 +45,45 @@ config_t config = {size_t{512} << 20,
                    0,
                    "hostname",
                    true,
-                   1000,
+                   tuning::progress_sleep_us.value,
                    false,
                    256,
                    0};
-size_t reduce_scatter_min = 1024;
-int chain_min = 2;
-size_t scan_chain_max = 2048;
+size_t reduce_scatter_min = tuning::reduce_scatter_min.value;
+int chain_min = tuning::chain_min.value;
+size_t scan_chain_max = tuning::scan_chain_max.value;
 unsigned spin_limit = 4;
-unsigned wait_spin_limit = 4096;
+unsigned wait_spin_limit = tuning::wait_spins.value;
 
 namespace {
+
+// The defaults that config_vars.h lists (and ishmrun --help prints) are the tuning table's: the
+// number its entry for p.env gives, with a K, M or G suffix (powers of 1024).
+constexpr bool same_name(const char* a, const char* b) {
+    while (*a && *a == *b) ++a, ++b;
+    return *a == *b;
+}
+template <class T> constexpr bool listed_default_is(const tuning::param<T>& p) {
+    for (const config_var& v : config_vars) {
+        if (!same_name(v.name, p.env)) continue;
+        unsigned long long n = 0;
+        const char* c = v.default_value;
+        for (; *c >= '0' && *c <= '9'; ++c) n = n * 10 + static_cast<unsigned long long>(*c - '0');
+        for (const char* u = "KMG"; *u && *c; ++u) {
+            n <<= 10;
+            if (*c == *u) return c[1] == '\0' && n == static_cast<unsigned long long>(p.value);
+        }
+        return *c == '\0' && n == static_cast<unsigned long long>(p.value);
+    }
+    return false;
+}
+static_assert(listed_default_is(tuning::reduce_scatter_min) && listed_default_is(tuning::chain_min) &&
+              listed_default_is(tuning::scan_chain_max) && listed_default_is(tuning::progress_sleep_us) &&
+              listed_default_is(tuning::gpu_stage_bytes) && listed_default_is(tuning::gpu_medium_bytes) &&
+              listed_default_is(tuning::gpu_medium_gather_bytes) &&
+              listed_default_is(tuning::gpu_medium_reduce_bytes) && listed_default_is(tuning::gpu_medium_part_bytes) &&
+              listed_default_is(tuning::gpu_broadcast_piece_bytes) && listed_default_is(tuning::gpu_coll_block_bytes) &&
+              listed_default_is(tuning::gpu_reduce_block_bytes) && listed_default_is(tuning::gpu_early_launch));
 
 const char* default_of(const char* name) {
     for (const config_var& v : config_vars)
@@ -168,9 +197,9 @@ void load_config(bool warn_unknown) {
             fatal(routine, "%s=%s is neither auto nor a non-negative integer", name, text);
         return static_cast<unsigned>(v);
     };
-    config.barrier_spins = spins("ISHMEM_BARRIER_SPINS", 1024, 0);
+    config.barrier_spins = spins(tuning::barrier_spins.env, tuning::barrier_spins.value, 0);
     spin_limit = config.barrier_spins;
-    config.wait_spins = spins("ISHMEM_WAIT_SPINS", 4096, 0);
+    config.wait_spins = spins(tuning::wait_spins.env, tuning::wait_spins.value, 0);
     wait_spin_limit = config.wait_spins;
 
     const char* rs_text = value_of("ISHMEM_REDUCE_SCATTER_MIN");

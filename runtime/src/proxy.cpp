@@ -12,6 +12,7 @@
 
 #include "ishmem/impl/proxy_ring.h"
 #include "ishmem/impl/sync.h"
+#include "ishmem/impl/tuning.h"
 
 namespace ishmemi {
 
@@ -251,7 +252,7 @@ class proxy_transport final : public transport {
     // time up to idle_sleep_max_ns. It serves only this PE's own requests: other PEs' are the
     // transport's progress thread's and waiting loops' (so hold_progress_thread keeps its meaning).
     void serve() {
-        constexpr long idle_sleep_max_ns = 50'000;
+        constexpr long idle_sleep_max_ns = tuning::proxy_sleep_max_ns.value;
         uint64_t h = 0, hd = 0;  // the next tickets of the host's ring and of the device's
         unsigned idle = 0;
         long sleep_ns = 1000;

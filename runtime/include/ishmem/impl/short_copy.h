@@ -10,10 +10,12 @@
 #include <cstddef>
 #include <cstring>
 
+#include "ishmem/impl/tuning.h"
+
 namespace ishmemi {
 
 // Bytes up to which move_short copies.
-inline constexpr size_t short_copy_max = 64;
+inline constexpr size_t short_copy_max = tuning::short_copy_max.value;
 
 namespace detail {
 // The first and the last K bytes of n (K <= n <= 2 K): every load before any store, so that

@@ -11,6 +11,7 @@
 #include "ishmem/impl/runtime.h"
 #include "ishmem/impl/sync.h"
 #include "ishmem/impl/transport.h"
+#include "ishmem/impl/tuning.h"
 
 namespace ishmemi {
 
@@ -68,10 +69,10 @@ inline constexpr int team_slots_max = static_cast<int>(internal_sync_size / size
 // may run that many operations ahead of a reader: with more PEs than cores, a deeper pipeline
 // means fewer context switches per operation.
 inline constexpr int eager_slots = 160;
-inline constexpr size_t eager_bytes = 512;
-inline constexpr uint64_t eager_depth = 8;
+inline constexpr size_t eager_bytes = tuning::eager_bytes.value;
+inline constexpr uint64_t eager_depth = tuning::eager_depth.value;
 // Inboxes a sender that had to wait for its reader waits to have free (see class eager).
-inline constexpr uint64_t eager_credit = 4;
+inline constexpr uint64_t eager_credit = tuning::eager_credit.value;
 static_assert(eager_credit >= 1 && eager_credit <= eager_depth);
 struct eager_box {
     static constexpr size_t head_bytes = 48;

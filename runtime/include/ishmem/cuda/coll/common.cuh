@@ -7,6 +7,7 @@
 #include "ishmem/cuda/common.cuh"
 #include "ishmem/cuda/sync.cuh"
 #include "ishmem/cuda/teams.cuh"
+#include "ishmem/impl/tuning.h"
 
 namespace ishmemi::dev {
 namespace coll {
@@ -118,7 +119,7 @@ template <class G> class call {
     // block's stores to arrive: with all 132 blocks on every piece of 256 KiB, each moved 2 KiB per
     // fence and a broadcast of 16 MiB on 4 H100s took twice the unrelayed time). Any other group
     // is one lane.
-    static constexpr unsigned lane_blocks = 16;
+    static constexpr unsigned lane_blocks = tuning::lane_blocks.value;
     __device__ unsigned lanes() const {
         if constexpr (whole_kernel)
             return gridDim.x < 2 * lane_blocks ? 1u : gridDim.x / lane_blocks;

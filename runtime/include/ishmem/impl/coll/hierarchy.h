@@ -6,6 +6,7 @@
 #include "ishmem/impl/coll/collect.h"
 #include "ishmem/impl/coll/common.h"
 #include "ishmem/impl/coll/reduce.h"
+#include "ishmem/impl/tuning.h"
 
 namespace ishmemi {
 
@@ -36,7 +37,7 @@ inline bool levels_save_rounds(const node_groups& g, int members, int (*rounds)(
 // passes over the whole array (its reduction, the leader's hand-on) cost more than they save,
 // where the transport's halving or ring among all members gives each its share
 // (docs/guide/tuning.rst).
-inline constexpr size_t reduce_flat_min = size_t{512} << 10;
+inline constexpr size_t reduce_flat_min = tuning::reduce_flat_min.value;
 inline bool reduce_on_levels(const node_groups& g, int members, size_t bytes) {
     return g.part >= 0 && (levels_save_rounds(g, members) || bytes < reduce_flat_min);
 }
@@ -44,7 +45,7 @@ inline bool reduce_on_levels(const node_groups& g, int members, size_t bytes) {
 // Whether a reduction of `bytes` per member over a team with node groups g runs on its rails
 // (node_groups::rail), from reduce_rails_min; below it two levels keep a little ahead
 // (docs/guide/tuning.rst).
-inline constexpr size_t reduce_rails_min = size_t{1} << 10;
+inline constexpr size_t reduce_rails_min = tuning::reduce_rails_min.value;
 inline bool reduce_on_rails(const node_groups& g, size_t bytes) { return g.rail >= 0 && bytes >= reduce_rails_min; }
 
 // A reduction on the rails of a team whose node groups all have k members: member i of each group
@@ -99,7 +100,7 @@ void reduce_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nred
 //   another sends the one before on to the node after; on two levels one leader does both, or
 //   MPI_Ibcast's root sends to every leader in turn. Where no node lies in the middle (2 x 2
 //   PEs), two levels win. (docs/guide/tuning.rst.)
-inline constexpr size_t chain_through_min = size_t{512} << 10;
+inline constexpr size_t chain_through_min = tuning::chain_through_min.value;
 inline bool broadcast_on_one_chain(const node_groups& g, int members, int root, size_t bytes) {
     if (bytes < chain_through_min) return false;
     if (g.part < 0) return members == 3 || members == 4;
@@ -142,7 +143,8 @@ template <class T> void broadcast_over_nodes(ishmem_team_t team, T* dest, const 
 // share, not the total: with more members on a node the flat path's MPI collective over all of
 // them costs more. A collect goes by the average of its last call's blocks, which may differ.
 // (docs/guide/tuning.rst.)
-inline constexpr size_t collect_levels_min = size_t{256} << 10, collect_member_max = size_t{192} << 10;
+inline constexpr size_t collect_levels_min = tuning::collect_levels_min.value,
+                        collect_member_max = tuning::collect_member_max.value;
 inline bool collect_on_levels(const node_groups& g, int members, size_t total) {
     if (g.part < 0 || !g.contiguous || total > collect_member_max * static_cast<size_t>(members)) return false;
     return levels_save_rounds(g, members, [](size_t n) { return remote->collect_rounds(n); }) ||
@@ -239,7 +241,7 @@ template <class T> void collect_over_nodes(ishmem_team_t team, T* dest, const T*
 // shared memory. Above alltoall_levels_max the one leader carrying all of its node's data on
 // one connection loses to the members' own messages moving at once. Members spaced out (cyclic
 // placements) send the same messages. (docs/guide/tuning.rst.)
-inline constexpr size_t alltoall_levels_max = size_t{8} << 10;
+inline constexpr size_t alltoall_levels_max = tuning::alltoall_levels_max.value;
 inline bool alltoall_on_levels(const node_groups& g, int members, const void* dest, const void* source, size_t bytes) {
     const size_t all = bytes * static_cast<size_t>(members);
     return g.part >= 0 && bytes <= alltoall_levels_max && !overlap_at_all(dest, all, source, all);
@@ -308,7 +310,7 @@ template <class T> void alltoall_over_nodes(ishmem_team_t team, T* dest, const T
 // shared-memory path on one node): up to scan_node_hops_max, where every part has inboxes (alike
 // on every member). Above it an inbox's pieces cost more than MPI's one message
 // (docs/guide/tuning.rst).
-inline constexpr size_t scan_node_hops_max = size_t{4} << 10;
+inline constexpr size_t scan_node_hops_max = tuning::scan_node_hops_max.value;
 inline bool scan_chain_over_nodes(const node_groups& g, size_t bytes) {
     return g.part >= 0 && g.part < eager_slots && bytes <= scan_node_hops_max &&
            *std::max_element(g.count.begin(), g.count.end()) <= eager_members;
