@@ -70,12 +70,15 @@ template <typename T> inline void get_nbi(T* dest, const T* source, size_t nelem
 // same: a stream copy is complete when the stream passes it.
 template <typename T> inline ishmem::event put_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps,
                                                         T* dest, const T* source, size_t nelems, int pe) {
+    // A PE of another node has no mapping a stream could copy through: the queue's task calls put.
+    if (__builtin_expect(is_remote(pe), 0)) return enqueue(q, deps, [=] { put(dest, source, nelems, pe); });
     return enqueue_copy(q, deps, translate(dest, pe), source, nelems * sizeof(T), source,
                         [=] { put(dest, source, nelems, pe); });
 }
 
 template <typename T> inline ishmem::event get_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps,
                                                         T* dest, const T* source, size_t nelems, int pe) {
+    if (__builtin_expect(is_remote(pe), 0)) return enqueue(q, deps, [=] { get(dest, source, nelems, pe); });
     return enqueue_copy(q, deps, dest, translate(source, pe), nelems * sizeof(T), dest,
                         [=] { get(dest, source, nelems, pe); });
 }

@@ -47,7 +47,7 @@ inline uint64_t signal_fetch(uint64_t* sig_addr) {
 template <typename T> inline void put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr,
                                              uint64_t signal, int sig_op, int pe) {
     // To a PE of another node a small one is a single message: the target stores data, then signal.
-    if (__builtin_expect(is_remote(pe), 0) && !heap_on_gpu() &&
+    if (__builtin_expect(is_remote(pe), 0) &&
         remote->put_signal(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op == ISHMEM_SIGNAL_ADD, pe))
         return;
     put(dest, source, nelems, pe);
@@ -64,6 +64,8 @@ template <typename T> inline ishmem::event put_signal_on_queue(const ishmem::que
                                                                const std::vector<ishmem::event>& deps, T* dest,
                                                                const T* source, size_t nelems, uint64_t* sig_addr,
                                                                uint64_t signal, int sig_op, int pe) {
+    if (__builtin_expect(is_remote(pe), 0))  // (see put_on_queue)
+        return enqueue(q, deps, [=] { put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); });
     return enqueue_copy(q, deps, translate(dest, pe), source, nelems * sizeof(T), source,
                         [=] { put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); },
                         {translate(sig_addr, pe), signal, sig_op == ISHMEM_SIGNAL_ADD});
