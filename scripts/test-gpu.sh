@@ -19,8 +19,8 @@
 # Default selection (no REGEX given): the GPU tests (ishmem_gpu_tests_np<K>,
 # ishmem_gpu_tests_staged_np<K> and ishmem_gpu_tests_direct_np<K> for each K of
 # ISHMEM_GPU_TEST_COUNTS that this machine's GPU count allows, or their ishmem_gpu_handwritten
-# counterparts with --handwritten; gpu_device_error_line, gpu_mpirun_ring and gpu_nodes_np2, GPU
-# PEs on nodes of their own), then
+# counterparts with --handwritten; gpu_device_error_line, gpu_mpirun_ring, gpu_nodes_np2 (GPU PEs on
+# nodes of their own) and gpu_nodes_np4 (two nodes of two PEs)), then
 # ishmem_tests_np1 and _np2 with ISHMEM_BACKEND=cuda (as far as there are GPUs for them).
 #
 # Environment:
@@ -241,7 +241,7 @@ main() {
     # With no GPU at all, np1 still runs, to show the skip.
     [ -z "$counts" ] && not=${not/ ${gpu_ctests}_np1/}
     [ -n "$not" ] && echo "not selected, more PEs than GPUs:$not"
-    selections+=("plain"$'\t'"^(${gpu_ctests}_(direct_|staged_)?np(${counts:-1})|gpu_device_error_line|gpu_mpirun_ring|gpu_nodes_np2)\$")
+    selections+=("plain"$'\t'"^(${gpu_ctests}_(direct_|staged_)?np(${counts:-1})|gpu_device_error_line|gpu_mpirun_ring|gpu_nodes_np[24])\$")
     if [ $host_suite = 1 ] && [ "$gpus" -ge 1 ]; then
       hc=1
       [ "$gpus" -ge 2 ] && hc="1|2"

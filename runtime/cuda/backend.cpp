@@ -80,12 +80,6 @@ char* medium_region() { return sync_region() + team_slots_max * sizeof(gpu_sync_
         case err_team_size:
             fatal(routine, "team %lld has %lld PEs; collectives in device code serve teams of at most %lld", m.a, m.b,
                   m.c);
-        case err_team_nodes:
-            fatal(routine,
-                  "team %lld has members on other nodes: on the CUDA backend the data collectives (broadcast, "
-                  "collect, reductions, alltoall, ...) serve teams of one node for now; barriers, sync, RMA, "
-                  "atomics and signals reach other nodes",
-                  m.a);
         case err_unreported:
             fatal(routine, "internal error: an argument check failed without naming its reason; please report it");
         default:

@@ -106,6 +106,14 @@ unsigned blocks_for(size_t bytes, size_t per_block) {
 // device code decides by size alone, and a grid would not take the ring.
 bool through_ring(size_t received) { return received <= config.gpu_stage_bytes; }
 
+// A team with members on other nodes takes the device code's path by puts and team barriers
+// (ishmem/cuda/coll/nodes.cuh) in one block: its speed is the transport's, and one block is the
+// group that path serves best (its leader posts, and only the members of this node take stores).
+bool over_nodes(int team) {
+    const team_t* t = find_team(team);
+    return t != nullptr && t->spans_nodes;
+}
+
 // Calls that go through the medium stage instead (ishmem/cuda/coll/medium.cuh, via_medium; the ring
 // ruled out first) run one block per part with data: each block handles its part alone, without
 // grid syncs. n: the team's size; all_send: every member sends its block to every member.
@@ -195,7 +203,7 @@ void combine(int op, int scan, int team, void* dest, const void* source, size_t 
     const T* src = static_cast<const T*>(source);
     void* args[] = {&team, &d, &src, &nelems};
     const size_t bytes = nelems * sizeof(T), n = static_cast<size_t>(team_size_or_zero(team));
-    if (through_ring(bytes * n))
+    if (over_nodes(team) || through_ring(bytes * n))
         launch(combine_kernel_for<T>(op, scan), shape::one_block, 1, args, s);
     else if (through_medium(team, n, config.gpu_medium_reduce_bytes, true, bytes))
         launch(combine_kernel_for<T>(op, scan), shape::parts, medium_blocks(bytes), args, s);
@@ -215,7 +223,7 @@ void collective(coll_kind kind, int team, void* dest, const void* source, size_t
     const bool medium = sized && !ring &&
                         through_medium(team, n, broadcast ? config.gpu_medium_bytes : config.gpu_medium_gather_bytes,
                                        !broadcast, bytes);
-    if (ring)
+    if (ring || over_nodes(team))
         launch(bytes_kernels, shape::one_block, 1, args, s);
     else if (medium)
         launch(bytes_kernels, shape::parts, medium_blocks(bytes), args, s);

@@ -22,6 +22,9 @@
 // PE gets bit-identical floating-point results, and each PE moves 2(n-1)/n of the array over the
 // links (reduce-scatter plus all-gather in one pass).
 //
+// A team with members on other nodes takes none of these: its calls move data by put, through the
+// proxy to the other nodes, between team barriers (coll/nodes.cuh).
+//
 // Included at the end of device.cuh. One header per path (coll/ring.cuh, coll/medium.cuh) and per
 // operation (coll/broadcast.cuh, collect.cuh, alltoall.cuh, reduce.cuh), as on the host (impl/coll/).
 #pragma once
@@ -29,6 +32,7 @@
 #include "ishmem/cuda/coll/common.cuh"
 #include "ishmem/cuda/coll/ring.cuh"
 #include "ishmem/cuda/coll/medium.cuh"
+#include "ishmem/cuda/coll/nodes.cuh"
 #include "ishmem/cuda/coll/broadcast.cuh"
 #include "ishmem/cuda/coll/collect.cuh"
 #include "ishmem/cuda/coll/alltoall.cuh"

@@ -40,7 +40,6 @@ enum device_error : int {
     err_concurrent,    // a: team (two callers of one PE inside a data collective on it at once)
     err_team_size,     // a: team, b: its size, c: the largest size device collectives support
     err_unreported,    // an entry point's checks failed as a whole but none reported why (a library bug)
-    err_team_nodes,    // a: team (a device data collective on a team with members on other nodes)
 };
 
 // ishmemx_print from device code: messages go to the host through a ring in mapped pinned host
@@ -71,7 +70,7 @@ struct print_ring {
 // a team of this PE.
 struct device_team {
     int start, stride, size, my_index;
-    int spans_nodes;  // 1 when members are on other nodes (device data collectives serve one node)
+    int spans_nodes;  // 1 when members are on other nodes (data collectives by puts: coll/nodes.cuh)
 };
 
 // The counters of one team slot in each PE's GPU sync region (after its user heap, mapped like it):

@@ -4,6 +4,7 @@
 
 #include "ishmem/cuda/coll/common.cuh"
 #include "ishmem/cuda/coll/medium.cuh"
+#include "ishmem/cuda/coll/nodes.cuh"
 #include "ishmem/cuda/coll/ring.cuh"
 
 namespace ishmemi::dev {
@@ -12,6 +13,9 @@ namespace coll {
 template <class G> __device__ inline int alltoall(const G& g, int team, void* dest, const void* source, size_t bytes) {
     if (bytes == 0) return 0;
     const char* src = static_cast<const char*>(source);
+    if (over_nodes(team))
+        return gather_nodes(
+            g, team, dest, bytes, [&](int m) { return src + m * bytes; }, "ishmem_alltoall");
     if (via_medium(g, team, dstate.medium_gather_limit, true, bytes, "ishmem_alltoall", [&](const auto& k) {
             gather_medium(k, static_cast<char*>(dest), bytes, src + k.me() * bytes,
                           [&](int m) { return src + m * bytes; });

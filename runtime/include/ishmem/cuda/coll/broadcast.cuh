@@ -4,6 +4,7 @@
 
 #include "ishmem/cuda/coll/common.cuh"
 #include "ishmem/cuda/coll/medium.cuh"
+#include "ishmem/cuda/coll/nodes.cuh"
 #include "ishmem/cuda/coll/ring.cuh"
 
 namespace ishmemi::dev {
@@ -74,6 +75,7 @@ __device__ inline void broadcast_relayed(call<G>& k, char* dest, const char* sou
 template <class G>
 __device__ inline int broadcast(const G& g, int team, void* dest, const void* source, size_t bytes, int root) {
     if (bytes == 0) return 0;
+    if (over_nodes(team)) return broadcast_nodes(g, team, dest, source, bytes, root);
     if (via_medium(g, team, dstate.medium_limit, false, bytes, "ishmem_broadcast",
                    [&](const auto& k) { broadcast_medium(k, dest, source, root); }))
         return 0;

@@ -4,6 +4,7 @@
 
 #include "ishmem/cuda/coll/common.cuh"
 #include "ishmem/cuda/coll/medium.cuh"
+#include "ishmem/cuda/coll/nodes.cuh"
 #include "ishmem/cuda/coll/ring.cuh"
 
 namespace ishmemi::dev {
@@ -11,6 +12,9 @@ namespace coll {
 
 template <class G> __device__ inline int fcollect(const G& g, int team, void* dest, const void* source, size_t bytes) {
     if (bytes == 0) return 0;
+    if (over_nodes(team))
+        return gather_nodes(
+            g, team, dest, bytes, [&](int) { return static_cast<const char*>(source); }, "ishmem_fcollect");
     if (via_medium(g, team, dstate.medium_gather_limit, true, bytes, "ishmem_fcollect", [&](const auto& k) {
             gather_medium(k, static_cast<char*>(dest), bytes, source, [&](int) { return source; });
         }))
@@ -30,6 +34,7 @@ template <class G> __device__ inline int fcollect(const G& g, int team, void* de
 
 // Counts differ per member (0 included), so every member takes part whatever its count.
 template <class G> __device__ inline int collect(const G& g, int team, void* dest, const void* source, size_t bytes) {
+    if (over_nodes(team)) return collect_nodes(g, team, dest, source, bytes);
     call<G> k(g, team, "ishmem_collect");
     if (k.leader()) k.publish_count(bytes);
     exchange_all(k, [&] {

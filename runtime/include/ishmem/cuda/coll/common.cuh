@@ -12,6 +12,27 @@
 namespace ishmemi::dev {
 namespace coll {
 
+// A load that goes past this SM's L1 cache: a peer's data changes between calls of one kernel.
+template <class T> __device__ inline T load_fresh(const T* p) {
+    if constexpr (sizeof(T) == 1) {
+        const unsigned char v = __ldcg(reinterpret_cast<const unsigned char*>(p));
+        return ::cuda::std::bit_cast<T>(v);
+    } else if constexpr (sizeof(T) == 2) {
+        const unsigned short v = __ldcg(reinterpret_cast<const unsigned short*>(p));
+        return ::cuda::std::bit_cast<T>(v);
+    } else if constexpr (sizeof(T) == 4) {
+        const unsigned int v = __ldcg(reinterpret_cast<const unsigned int*>(p));
+        return ::cuda::std::bit_cast<T>(v);
+    } else {
+        static_assert(sizeof(T) == 8, "reduction types are 1, 2, 4 or 8 bytes");
+        const unsigned long long v = __ldcg(reinterpret_cast<const unsigned long long*>(p));
+        return ::cuda::std::bit_cast<T>(v);
+    }
+}
+
+// Reductions (no_scan) and scans (inclusive, exclusive).
+enum scan_kind : int { no_scan, inclusive, exclusive };
+
 // The flags of the direct form (larger calls).
 enum flag : int { ready, done };
 // The operations and how they combine are the host's (impl/coll/reduce.h).
@@ -39,9 +60,6 @@ struct kernel_grid {
 // leader claims the team's busy word on entry, or stops the kernel naming the routine, and gives it
 // back at the end. `call` and `medium_call` both use these.
 __device__ inline void claim_team(ishmemi::cuda::gpu_sync_slot* mine, int team, const char* routine) {
-    // Not a checks-mode test: on such a team the paths below would store into unmapped memory.
-    if (__builtin_expect(dstate.teams[team].spans_nodes != 0, 0))
-        fail(ishmemi::cuda::err_team_nodes, routine, nullptr, team, 0, 0);
 #if ISHMEM_DEVICE_CHECKS
     if (__builtin_expect(atomicExch(&mine->busy.value, 1ull) != 0ull, 0))
         fail(ishmemi::cuda::err_concurrent, routine, nullptr, team, 0, 0);

@@ -5,32 +5,14 @@
 
 #include "ishmem/cuda/coll/common.cuh"
 #include "ishmem/cuda/coll/medium.cuh"
+#include "ishmem/cuda/coll/nodes.cuh"
 #include "ishmem/cuda/coll/ring.cuh"
 
 namespace ishmemi::dev {
 namespace coll {
 
-// A load that goes past this SM's L1 cache: a peer's data changes between calls of one kernel.
-template <class T> __device__ inline T load_fresh(const T* p) {
-    if constexpr (sizeof(T) == 1) {
-        const unsigned char v = __ldcg(reinterpret_cast<const unsigned char*>(p));
-        return ::cuda::std::bit_cast<T>(v);
-    } else if constexpr (sizeof(T) == 2) {
-        const unsigned short v = __ldcg(reinterpret_cast<const unsigned short*>(p));
-        return ::cuda::std::bit_cast<T>(v);
-    } else if constexpr (sizeof(T) == 4) {
-        const unsigned int v = __ldcg(reinterpret_cast<const unsigned int*>(p));
-        return ::cuda::std::bit_cast<T>(v);
-    } else {
-        static_assert(sizeof(T) == 8, "reduction types are 1, 2, 4 or 8 bytes");
-        const unsigned long long v = __ldcg(reinterpret_cast<const unsigned long long*>(p));
-        return ::cuda::std::bit_cast<T>(v);
-    }
-}
-
-// Reductions (Scan 0) and scans (1 inclusive, 2 exclusive) over chunk me() of the array: the
-// elements are read from every member before any of their results is stored.
-enum scan_kind : int { no_scan, inclusive, exclusive };
+// Reductions (Scan no_scan) and scans over chunk me() of the array: the elements are read from
+// every member before any of their results is stored.
 
 // N elements of T that move as one load or store: 16 bytes (int4) when the arrays allow it.
 template <class T, int N> struct alignas(N * sizeof(T)) lanes { T e[N]; };
@@ -156,6 +138,7 @@ __device__ inline void combine_medium(const medium_call<B>& k, T* dest, const T*
 template <int Op, int Scan, class T, class G>
 __device__ inline int combine_chunks(const G& g, int team, T* dest, const T* source, size_t n, const char* routine) {
     if (n == 0) return 0;
+    if (over_nodes(team)) return combine_nodes<Op, Scan>(g, team, dest, source, n, routine);
     if (via_medium(g, team, dstate.medium_reduce_limit, true, n * sizeof(T), routine,
                    [&](const auto& k) { combine_medium<Op, Scan>(k, dest, source); }))
         return 0;
