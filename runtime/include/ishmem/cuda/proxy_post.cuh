@@ -39,11 +39,28 @@ struct proxy_device_wait {
 // Posts q from this thread; for a waited request, waits for the proxy and returns its answer.
 // tickets: the ring's ticket counter, in GPU memory (every poster of the ring is a thread of this
 // GPU): a device atomic on it is atomic among them, which one on mapped host memory need not be.
-__device__ inline uint64_t proxy_call(ishmemi::proxy::ring_header* ring, unsigned long long* tickets,
-                                      const ishmemi::proxy::request& q) {
+__device__ inline uint64_t proxy_call_alone(ishmemi::proxy::ring_header* ring, unsigned long long* tickets,
+                                            const ishmemi::proxy::request& q) {
     const uint64_t t = atomicAdd(tickets, 1ull);
     ishmemi::proxy::post_ticket<proxy_device_mem>(ring, t, q, proxy_device_wait{});
     return ishmemi::proxy::waited(q) ? ishmemi::proxy::wait_answer<proxy_device_mem>(ring, t, proxy_device_wait{}) : 0;
+}
+
+// The same, one lane of the calling lanes of a warp after another. A poster waits for the cell of
+// ticket t - slots, which the poster of that ticket frees once it has read its answer; if that is
+// a lane of the same warp, the two must not depend on the warp's scheduling of its diverged lanes
+// (kernel threads of one warp posting at once, more than the ring's cells, did not finish).
+__device__ inline uint64_t proxy_call(ishmemi::proxy::ring_header* ring, unsigned long long* tickets,
+                                      const ishmemi::proxy::request& q) {
+    const unsigned mask = __activemask();
+    unsigned lane;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+    uint64_t answer = 0;
+    for (unsigned rest = mask; rest != 0; rest &= rest - 1) {
+        if (lane == static_cast<unsigned>(__ffs(rest) - 1)) answer = proxy_call_alone(ring, tickets, q);
+        __syncwarp(mask);
+    }
+    return answer;
 }
 
 }  // namespace ishmemi::dev
