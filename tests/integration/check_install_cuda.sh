@@ -3,8 +3,8 @@
 # installed prefix only: with CMake (find_package(ishmem), CMAKE_CUDA_STANDARD 20; plain and -rdc)
 # and with nvcc + pkg-config (ishmem-cuda.pc, and ishmem.pc with -std=c++20; plain and -rdc).
 #   check_install_cuda.sh BUILD_DIR SOURCE_DIR build   every build must succeed
-#   check_install_cuda.sh BUILD_DIR SOURCE_DIR run     the builds, then each program on 1 PE and,
-#                                                      with 2 GPUs or more, on 2 (one PE a GPU);
+#   check_install_cuda.sh BUILD_DIR SOURCE_DIR run     the builds, then each program on 1 and 2 PEs
+#                                                      (one PE a GPU, or both on the one GPU);
 #                                                      exit 77 (skipped) without a GPU
 # Without a GPU, device code goes to PTX for compute_90 (no ptxas), as in the rest of the suite;
 # with one, to the GPU's own architecture.
@@ -46,7 +46,7 @@ if [ "$mode" != run ]; then
   echo "CUDA consumer builds (CMake plain and -rdc, nvcc + pkg-config ishmem-cuda plain and -rdc, ishmem): ok"
   exit 0
 fi
-counts=(1); [ "$gpus" -lt 2 ] || counts=(1 2)
+counts=(1 2)  # with one GPU the two PEs share it (they take turns, with a warning)
 for program in "${programs[@]}"; do
   for np in "${counts[@]}"; do
     out=$(ISHMEM_BACKEND=cuda timeout 120 "$prefix/bin/ishmrun" -n $np "$tmp/app/$program")
