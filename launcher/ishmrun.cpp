@@ -5,6 +5,7 @@
 // (SIGINT, SIGTERM, SIGHUP), it has a PE print where every PE is before it passes the signal on.
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -24,6 +25,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "boot_protocol.h"
@@ -83,6 +85,9 @@ void print_help() {
         "Options:\n"
         "  -n N, -np N        number of PEs to start (required, N >= 1)\n"
         "  -t S, --timeout S  stop the job after S seconds (exit status 124)\n"
+        "  --bind-to B        core (the default): where ishmrun may use at least N cores (or hardware\n"
+        "                     threads), each PE runs on a share of them of its own, as mpirun binds\n"
+        "                     ranks; none: wherever the scheduler puts it\n"
         "  -h, --help         print this help and exit\n"
         "  -V, --version      print the version and exit\n"
         "  --                 end of options: the next argument is the program\n"
@@ -111,6 +116,7 @@ void print_help() {
 struct options {
     int n = 0;
     double timeout_s = 0;
+    bool bind = true;
     std::vector<char*> argv;  // program and its arguments, null-terminated
 };
 
@@ -152,6 +158,10 @@ options parse_args(int argc, char** argv) {
             o.timeout_s = strtod(t, &end);
             if (end == t || *end || o.timeout_s <= 0)
                 usage_error("%s needs a positive number of seconds, not '%s'", a.c_str(), t);
+        } else if (a == "--bind-to") {
+            const std::string b = value(a.c_str());
+            if (b != "core" && b != "none") usage_error("--bind-to takes core or none, not '%s'", b.c_str());
+            o.bind = b == "core";
         } else if (a.size() > 1 && a[0] == '-') {
             usage_error("unknown option '%s'", a.c_str());
         } else {
@@ -191,6 +201,59 @@ std::string resolve_program(const char* program) {
         start = end + 1;
     }
     usage_error("program '%s' not found in PATH", program);
+}
+
+// ---- binding --------------------------------------------------------------------------------
+
+// The first number of a sysfs topology file of cpu, or fallback where there is none.
+long topology_number(int cpu, const char* file, long fallback) {
+    char path[128];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, file);
+    FILE* f = fopen(path, "r");
+    if (!f) return fallback;
+    long v = fallback;
+    if (fscanf(f, "%ld", &v) != 1) v = fallback;
+    fclose(f);
+    return v;
+}
+
+// Each PE's share of the CPUs that ishmrun may use, as mpirun's binding to cores: whole cores where
+// there are at least n, else single hardware threads where there are at least n, else none (empty).
+// PEs that wait for each other spin: two that the scheduler puts on one core (as it does while other
+// work runs on the machine) wait a time slice for each other at every exchange.
+std::vector<cpu_set_t> bindings(int n) {
+    cpu_set_t allowed;
+    if (n < 2 || sched_getaffinity(0, sizeof allowed, &allowed) != 0) return {};
+    struct cpu {
+        long package, core;  // core: the first hardware thread of its core
+        int id;
+    };
+    std::vector<cpu> cpus;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &allowed))
+            cpus.push_back(
+                {topology_number(c, "physical_package_id", 0), topology_number(c, "thread_siblings_list", c), c});
+    std::sort(cpus.begin(), cpus.end(), [](const cpu& a, const cpu& b) {
+        return std::tie(a.package, a.core, a.id) < std::tie(b.package, b.core, b.id);
+    });
+    std::vector<std::vector<int>> cores;
+    for (size_t i = 0; i < cpus.size(); ++i) {
+        if (i == 0 || cpus[i].package != cpus[i - 1].package || cpus[i].core != cpus[i - 1].core) cores.emplace_back();
+        cores.back().push_back(cpus[i].id);
+    }
+    if (cores.size() < static_cast<size_t>(n)) {
+        if (cpus.size() < static_cast<size_t>(n)) return {};
+        cores.assign(cpus.size(), {});
+        for (size_t i = 0; i < cpus.size(); ++i) cores[i] = {cpus[i].id};
+    }
+    const size_t k = cores.size();
+    std::vector<cpu_set_t> out(static_cast<size_t>(n));
+    for (size_t pe = 0; pe < out.size(); ++pe) {
+        CPU_ZERO(&out[pe]);
+        for (size_t c = pe * k / out.size(); c < (pe + 1) * k / out.size(); ++c)
+            for (int id : cores[c]) CPU_SET(id, &out[pe]);
+    }
+    return out;
 }
 
 // ---- one PE: its process, its socket, and the request it has outstanding ---------------------
@@ -250,6 +313,7 @@ class job {
 
     void spawn_all() {
         stdin_is_tty_ = isatty(STDIN_FILENO);
+        if (opt_.bind) binding_ = bindings(opt_.n);
         for (int pe = 0; pe < opt_.n && !stopping_; ++pe) spawn(pe);
     }
 
@@ -297,6 +361,7 @@ class job {
         setenv("ISHMEMI_NPES", std::to_string(opt_.n).c_str(), 1);
         setenv("ISHMEMI_BOOT_FD", std::to_string(sock).c_str(), 1);
         setenv("ISHMEMI_LAUNCHER_PID", std::to_string(launcher).c_str(), 1);
+        if (!binding_.empty()) sched_setaffinity(0, sizeof(cpu_set_t), &binding_[static_cast<size_t>(pe)]);
         execv(path_.c_str(), opt_.argv.data());
         fprintf(stderr, "ishmrun: PE %d: cannot execute '%s': %s\n", pe, path_.c_str(), strerror(errno));
         _exit(127);
@@ -669,6 +734,7 @@ class job {
     const options& opt_;
     std::string path_;
     std::vector<pe_slot> pes_;
+    std::vector<cpu_set_t> binding_;  // per PE; empty: unbound
     sigset_t handled_{}, saved_mask_{};
     rlimit saved_nofile_{};
     int sigfd_ = -1;

@@ -10,6 +10,13 @@
 //   - data: members write into or read from each other's symmetric buffers between two barriers
 //     (reductions read every member's source and combine them in set order, so that every member
 //     gets the same result bits). pWrk is checked and not used.
+// An active set of every PE of the job is the world team, and its barrier, broadcast, reductions
+// and fcollects of blocks that fit an inbox are the world team's (impl/collectives.h): one exchange
+// of flags or eager messages where the pSync protocol takes two barriers, and pSync is left as it
+// is. Larger fcollects keep the protocol's puts (the team's reads of each member's block measured
+// slower on 2 PEs), and so does collect, whose sizes differ per member while all must choose alike.
+// Under the watch (ISHMEM_CHECK=full, ISHMEM_HANG_TIMEOUT), on a GPU heap and on a world over
+// several nodes the pSync protocol runs as before.
 // The calls through the public entry points are checked there; the checks here name the routine
 // the program called.
 #include <cstdint>
@@ -17,7 +24,9 @@
 #include <cstring>
 #include <vector>
 
+#include "control.h"
 #include "ishmem.h"
+#include "ishmem/impl/collectives.h"
 #include "openshmem_elements.h"
 
 namespace ishmemi::openshmem {
@@ -48,6 +57,11 @@ active_set make_set(const char* routine, int PE_start, int logPE_stride, int PE_
     return active_set{PE_start, static_cast<int>(stride), PE_size, static_cast<int>(offset / stride)};
 }
 
+// Whether the set's collectives may be the world team's (above).
+bool as_world(const active_set& s) {
+    return s.size == state.n_pes && !watch_calls && !heap_on_gpu() && !teams[ISHMEM_TEAM_WORLD].spans_nodes;
+}
+
 void set_barrier(const active_set& s, long* pSync, bool complete) {
     if (complete) ishmem_quiet();
     if (s.size == 1) return;
@@ -60,6 +74,23 @@ void set_barrier(const active_set& s, long* pSync, bool complete) {
         ishmem_long_wait_until(&pSync[1], ISHMEM_CMP_NE, 0);
         ishmem_long_atomic_set(&pSync[1], 0, state.my_pe);
     }
+}
+
+// The world team's reduction with operator o (one that op_allowed allows for T).
+template <class T> void reduce_on_world(int o, T* dest, const T* source, size_t n, const char* routine) {
+    auto run = [&](auto op) {
+        coll::reduce<decltype(op)::value>(coll::alone{}, ISHMEM_TEAM_WORLD, dest, source, n, routine);
+    };
+    using coll::op_and, coll::op_or, coll::op_xor, coll::op_max, coll::op_min, coll::op_sum, coll::op_prod;
+    if constexpr (std::is_integral_v<T>) {
+        if (o == o_and) return run(std::integral_constant<int, op_and>{});
+        if (o == o_or) return run(std::integral_constant<int, op_or>{});
+        if (o == o_xor) return run(std::integral_constant<int, op_xor>{});
+    }
+    if (o == o_max) return run(std::integral_constant<int, op_max>{});
+    if (o == o_min) return run(std::integral_constant<int, op_min>{});
+    if (o == o_sum) return run(std::integral_constant<int, op_sum>{});
+    if (o == o_prod) return run(std::integral_constant<int, op_prod>{});
 }
 
 size_t bytes_of(const char* routine, const char* param, size_t count, size_t size) {
@@ -77,7 +108,11 @@ using namespace ishmemi::openshmem;
 ISHMEM_C_API void ishmemi_aset_barrier(const char* routine, int complete, int PE_start, int logPE_stride, int PE_size,
                                        long* pSync) {
     const active_set s = make_set(routine, PE_start, logPE_stride, PE_size, pSync, 2);
-    set_barrier(s, pSync, complete != 0);
+    if (!as_world(s)) return set_barrier(s, pSync, complete != 0);
+    if (complete)
+        impl::barrier_all(routine);
+    else  // sync_all's barrier, on behalf of routine
+        barrier_pes(0, 1, state.n_pes, state.my_pe, world_barrier_offset, routine);
 }
 
 ISHMEM_C_API void ishmemi_aset_broadcast(const char* routine, void* dest, const void* source, size_t nelems,
@@ -89,6 +124,13 @@ ISHMEM_C_API void ishmemi_aset_broadcast(const char* routine, void* dest, const 
     check_symmetric(routine, "source", source, bytes);
     if (PE_root < 0 || PE_root >= PE_size)
         fatal(routine, "PE_root %d is not in the active set of %d PEs", PE_root, PE_size);
+    if (as_world(s)) {
+        // The root passes its source as dest too: its dest stays as it was, as below.
+        coll::broadcast(coll::alone{}, ISHMEM_TEAM_WORLD,
+                        static_cast<unsigned char*>(s.me == PE_root ? const_cast<void*>(source) : dest),
+                        static_cast<const unsigned char*>(source), bytes, PE_root);
+        return;
+    }
     set_barrier(s, pSync, false);
     if (s.me == PE_root)  // OpenSHMEM's active-set broadcast leaves the root's dest as it was
         for (int i = 0; i < s.size; ++i)
@@ -102,6 +144,11 @@ ISHMEM_C_API void ishmemi_aset_fcollect(const char* routine, void* dest, const v
     const size_t bytes = bytes_of(routine, "nelems", nelems, elem);
     check_symmetric(routine, "dest", dest, bytes_of(routine, "nelems", bytes, static_cast<size_t>(PE_size)));
     check_symmetric(routine, "source", source, bytes);
+    if (as_world(s) && coll::eager::usable(ISHMEM_TEAM_WORLD, bytes)) {
+        impl::fcollect(ISHMEM_TEAM_WORLD, static_cast<unsigned char*>(dest), static_cast<const unsigned char*>(source),
+                       bytes);
+        return;
+    }
     set_barrier(s, pSync, false);
     for (int k = 0; k < s.size; ++k) {  // starting after self, so that members do not all write one PE at once
         const int i = (s.me + k) % s.size;
@@ -169,6 +216,16 @@ ISHMEM_C_API void ishmemi_aset_reduce(const char* routine, int op, int type, voi
     check_symmetric(routine, "source", source, bytes);
     check_nonnull(routine, "pWrk", pWrk, 1);
     check_symmetric(routine, "pWrk", pWrk, 0);
+    if (as_world(s) && type <= e_double) {
+        with_elem(type, [&](auto v) {
+            using T = decltype(v);
+            if constexpr (!is_complex<T> && !std::is_same_v<T, long double>)
+                reduce_on_world<T>(op, static_cast<T*>(dest), static_cast<const T*>(source),
+                                   static_cast<size_t>(nreduce), routine);
+            return 0;
+        });
+        return;
+    }
     std::vector<unsigned char> acc(bytes), in(bytes);
     set_barrier(s, pSync, false);
     if (bytes) {

@@ -52,6 +52,21 @@ ISHMEM_NO_SUCH_VARIABLE=1 expect "unknown variable warned" 0 "ISHMEM_NO_SUCH_VAR
 expect "help" 0 "Usage: ishmrun" -- "$ishmrun" --help
 expect "missing -n" 2 "ishmrun: " -- "$ishmrun" "$faulty" ok
 expect "program not found" 2 "no-such-program" -- "$ishmrun" -n 2 ./no-such-program
+expect "bad --bind-to" 2 "bind-to takes core or none" -- "$ishmrun" --bind-to socket -n 2 "$faulty" ok
+
+# Binding: with as many CPUs as PEs, each PE runs on CPUs of its own; --bind-to none leaves every PE
+# on the launcher's CPUs.
+cpus=$(nproc)
+allowed() { grep Cpus_allowed_list /proc/self/status | cut -f2; }
+if [ "$cpus" -ge 2 ]; then
+  "$ishmrun" -n "$cpus" sh -c 'echo "$ISHMEMI_PE $(grep Cpus_allowed_list /proc/self/status | cut -f2)"' >"$tmp/bound" 2>&1
+  if [ "$(cut -d' ' -f2 "$tmp/bound" | sort -u | wc -l)" = "$cpus" ] && ! grep -qF " $(allowed)" "$tmp/bound"; then
+    echo "ok   a CPU of its own for each of $cpus PEs"
+  else echo "FAIL binding, $cpus PEs on $(allowed):"; sed 's/^/    /' "$tmp/bound"; fails=$((fails + 1)); fi
+fi
+"$ishmrun" --bind-to none -n 2 sh -c 'grep Cpus_allowed_list /proc/self/status | cut -f2' >"$tmp/unbound" 2>&1
+if [ "$(sort -u "$tmp/unbound")" = "$(allowed)" ]; then echo "ok   --bind-to none"
+else echo "FAIL --bind-to none, launcher on $(allowed):"; sed 's/^/    /' "$tmp/unbound"; fails=$((fails + 1)); fi
 
 # Ctrl-C (SIGINT to the launcher) reaches every PE and the job ends nonzero.
 "$ishmrun" -n 3 "$faulty" hang >"$tmp/hang" 2>&1 &
