@@ -58,9 +58,12 @@ struct kernel_grid {
 
 // A PE may have one caller at a time in a team's data collectives (device checks on): the caller's
 // leader claims the team's busy word on entry, or stops the kernel naming the routine, and gives it
-// back at the end. `call` and `medium_call` both use these.
+// back at the end; the team must also fit the slot's arrays. `call`, `medium_call` and `nodes_call`
+// use these.
 __device__ inline void claim_team(ishmemi::cuda::gpu_sync_slot* mine, int team, const char* routine) {
 #if ISHMEM_DEVICE_CHECKS
+    if (const int size = dstate.teams[team].size; __builtin_expect(size > ishmemi::cuda::gpu_sync_slot::max_members, 0))
+        fail(ishmemi::cuda::err_team_size, routine, nullptr, team, size, ishmemi::cuda::gpu_sync_slot::max_members);
     if (__builtin_expect(atomicExch(&mine->busy.value, 1ull) != 0ull, 0))
         fail(ishmemi::cuda::err_concurrent, routine, nullptr, team, 0, 0);
 #else
@@ -86,11 +89,6 @@ template <class G> class call {
         if constexpr (!whole_kernel)
             sync_group(g_);  // the group's earlier reads of dest and writes of source come first
         if (leader()) {
-#if ISHMEM_DEVICE_CHECKS
-            if (__builtin_expect(t_.size > ishmemi::cuda::gpu_sync_slot::max_members, 0))
-                fail(ishmemi::cuda::err_team_size, routine, nullptr, team, t_.size,
-                     ishmemi::cuda::gpu_sync_slot::max_members);
-#endif
             claim_team(mine_, team, routine);
             c_ = ++mine_->calls.value;  // only this PE's caller touches it
         }

@@ -35,7 +35,7 @@ template <class G> class nodes_call {
     __device__ nodes_call(const G& g, int team, const char* routine)
         : g_(g), t_(*find_team(team)), team_(team), mine_(sync_slot(dstate.my_pe, team)) {
         sync_group(g_);  // the group's earlier reads of dest and writes of source come first
-        if (leader()) claim_team(mine_, team, routine);
+        if (leader()) claim_team(mine_, team, routine);  // (and the team's size, with device checks)
     }
     __device__ bool leader() const { return rank_in(g_) == 0; }
     __device__ unsigned rank() const { return rank_in(g_); }
