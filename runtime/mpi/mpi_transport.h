@@ -38,8 +38,8 @@ enum region_kind : uint8_t { region_window = 0, region_globals = 1, region_messa
 // stores them at data_disp of data_region before it updates the signal. On the heap reached by
 // messages (transport_mpi_messages.cpp), a small put is one (op am_put: the data and nothing after
 // it), a large one is one (op am_put_whole: `value` bytes for disp of region follow in pieces on
-// tag reply_tag) and a get is one (op am_get: the receiver sends `value` bytes from disp of region
-// back in pieces on reply_tag).
+// tag `cond`; answered on reply_tag once they are in place, unless silent) and a get is one (op am_get: the receiver
+// sends `value` bytes from disp of region back in pieces on reply_tag).
 struct am_request {
     uint8_t op, size, region, silent;  // silent: posted (amo_post), no answer
     int32_t reply_tag;

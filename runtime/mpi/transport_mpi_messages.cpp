@@ -16,7 +16,7 @@
 //   request in its turn, receives the pieces into a staging buffer of am_stages pieces (the next
 //   ones arrive while it lands one with copy_heap) and serves the PE's next request only after
 //   the last: later requests (a signal, an atomic, the load that completes a quiet) still find
-//   the data in place.
+//   the data in place. A blocking put's request is answered then (see put_whole).
 // - A get is one request (am_get: where, how many bytes) answered in pieces on its reply tag,
 //   which the target copies out of its heap into the same staging buffer and sends while the next
 //   piece is copied.
@@ -97,45 +97,55 @@ void mpi_transport::put_messages(const target& t, const void* source, size_t byt
 }
 
 // One am_put_whole request per chunk (the whole put from the caller's source; a chunk of the
-// origin's staging otherwise), then its pieces. The request is posted (post()), so that quiet
-// completes it like the other posts: the target answers the load that follows it only after the
-// last piece is in place.
+// origin's staging otherwise), then its pieces. A blocking put from the caller's source waits for
+// its pieces to leave anyway, which needs the target to take them: its request is answered once
+// they are in place, and the put is complete when it returns (a quiet after it has nothing to wait
+// for). The others are posted (post()), and quiet completes them like every post: the target
+// answers the load that follows them only after their last piece is in place.
 void mpi_transport::put_whole(const target& t, const void* source, size_t bytes, int pe, bool nbi) {
     const bool staged = stage_at_origin();
     std::unique_lock<std::mutex> own_stage;
     if (staged) own_stage = std::unique_lock<std::mutex>(origin_stage_mu_);
-    std::vector<MPI_Request> mine;  // a blocking put's pieces, sent from the caller's source
+    const bool answered = !staged && !nbi;
+    std::vector<MPI_Request> mine;  // an answered put's answer, request and pieces
+    uint64_t answer = 0;
     const size_t chunk = staged ? am_chunk : bytes;
     for (size_t off = 0, c = 0; off < bytes; off += chunk, ++c) {
         const size_t n = std::min(chunk, bytes - off);
         const char* from = static_cast<const char*>(source) + off;
-        std::vector<MPI_Request>* rq = nbi ? &data_sends_ : &mine;
+        std::vector<MPI_Request>* rq = answered ? &mine : &data_sends_;
         if (staged) {  // into the half of the staging that the chunk before last used, once it is sent
             std::vector<MPI_Request>& half = origin_rq_[c % 2];
             wait_serving(half, pe);
             half.clear();
-            char* stage = origin_stage(c % 2);
+            char* stage = origin_stage(static_cast<int>(c % 2));
             copy_heap(stage, from, n);
             from = stage;
             rq = &half;
         }
-        am_request r{};
+        am_request r = request(op_load, heap_lo_, 8, 0, 0);  // (the answered form's reply tag)
         r.op = am_put_whole;
         r.region = t.region;
         r.disp = static_cast<uint64_t>(t.disp) + off;
         r.value = n;
-        r.reply_tag = data_tag();  // (posted: no answer; the tag of its pieces)
-        post(r, nullptr, pe);
-        std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
-        for (size_t k = 0; k < pieces(n); ++k) {
-            MPI_Request q;
-            check(MPI_Isend(from + k * am_piece_max, static_cast<int>(piece_bytes(n, k)), MPI_BYTE, pe, r.reply_tag,
-                            am_comm_, &q),
-                  "MPI_Isend", pe);
-            rq->push_back(q);
+        r.cond = static_cast<uint64_t>(data_tag());  // the pieces' tag
+        if (!answered) post(r, nullptr, pe);
+        {
+            std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
+            if (answered) {
+                mine.resize(2);
+                send_fetching(r, &answer, pe, mine.data());
+            }
+            for (size_t k = 0; k < pieces(n); ++k) {
+                MPI_Request q;
+                check(MPI_Isend(from + k * am_piece_max, static_cast<int>(piece_bytes(n, k)), MPI_BYTE, pe,
+                                static_cast<int>(r.cond), am_comm_, &q),
+                      "MPI_Isend", pe);
+                rq->push_back(q);
+            }
         }
+        if (answered) wait_serving(mine, pe);  // (one chunk: r lives until its send is done)
     }
-    if (!staged && !nbi) wait_serving(mine, pe);  // the source is free again
 }
 
 // Per chunk (the whole get into dest; a chunk of the origin's staging otherwise): a receive posted
@@ -207,11 +217,12 @@ char* mpi_transport::origin_stage(int half) {
 // arrive. Under mpi_lock_ (serve).
 void mpi_transport::serve_put_whole(const am_request& r, int from) {
     const size_t bytes = static_cast<size_t>(r.value), n = pieces(bytes);
+    const int tag = static_cast<int>(r.cond);
     char* to = region_base(r.region) + r.disp;
     char* stage = serve_stage();
     MPI_Request rq[am_stages];
     for (size_t k = 0; k < n && k < am_stages; ++k)
-        check(MPI_Irecv(stage + k * am_piece_max, static_cast<int>(piece_bytes(bytes, k)), MPI_BYTE, from, r.reply_tag,
+        check(MPI_Irecv(stage + k * am_piece_max, static_cast<int>(piece_bytes(bytes, k)), MPI_BYTE, from, tag,
                         am_comm_, &rq[k]),
               "MPI_Irecv", from);
     for (size_t k = 0; k < n; ++k) {
@@ -220,8 +231,12 @@ void mpi_transport::serve_put_whole(const am_request& r, int from) {
         copy_heap(to + k * am_piece_max, stage + s * am_piece_max, piece_bytes(bytes, k));
         if (k + am_stages < n)
             check(MPI_Irecv(stage + s * am_piece_max, static_cast<int>(piece_bytes(bytes, k + am_stages)), MPI_BYTE,
-                            from, r.reply_tag, am_comm_, &rq[s]),
+                            from, tag, am_comm_, &rq[s]),
                   "MPI_Irecv", from);
+    }
+    if (!r.silent) {  // a blocking put waits for this
+        const uint64_t none = 0;
+        check(MPI_Send(&none, 1, MPI_UINT64_T, from, r.reply_tag, am_comm_), "MPI_Send", from);
     }
 }
 
