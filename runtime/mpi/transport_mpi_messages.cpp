@@ -30,6 +30,7 @@
 // messages. The staging memory is bounded at both ends: am_stages pieces at the target,
 // 2 x am_chunk at the origin.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -48,13 +49,18 @@ void copy_heap(void* dst, const void* src, size_t bytes) {
 namespace {
 
 // Waits for rq with the MPI lock held (serve's waits: the other side has posted its part), polling
-// MPI, which drives its progress; yields the core after a while, for PEs that outnumber cores.
+// MPI, which drives its progress. It keeps the core for up to held_spin before it yields between
+// polls (for PEs that outnumber cores): a thread that yields as soon as a piece is late loses
+// the core to the PE's other busy threads for a time slice, a millisecond or more per piece on
+// a loaded machine, which is how a blocking MPI call would not wait.
 void wait_held(MPI_Request* rq, int pe) {
+    constexpr auto held_spin = std::chrono::microseconds(500);
+    const auto start = std::chrono::steady_clock::now();
     for (unsigned polls = 0;; ++polls) {
         int done = 0;
         check(MPI_Test(rq, &done, MPI_STATUS_IGNORE), "MPI_Test", pe);
         if (done) return;
-        if (polls < 64)
+        if (polls % 64 != 63 || std::chrono::steady_clock::now() - start < held_spin)
             cpu_relax();
         else
             sched_yield();
@@ -246,6 +252,11 @@ void mpi_transport::serve_get(const am_request& r, int to) {
     const size_t bytes = static_cast<size_t>(r.value), n = pieces(bytes);
     const char* from = region_base(r.region) + r.disp;
     char* stage = serve_stage();
+    if (n == 1) {  // one piece: sent at once
+        copy_heap(stage, from, bytes);
+        check(MPI_Send(stage, static_cast<int>(bytes), MPI_BYTE, to, r.reply_tag, am_comm_), "MPI_Send", to);
+        return;
+    }
     MPI_Request rq[am_stages];
     std::fill(rq, rq + am_stages, MPI_REQUEST_NULL);
     for (size_t k = 0; k < n; ++k) {
