@@ -46,8 +46,20 @@ struct options : bench::osc_options {
     // transport itself instead of leaving them to its progress thread; or in a loop of plain loads
     // that calls no library (a PE that computes: only ishmem's progress thread serves anything).
     enum class target_wait { mpi, ishmem, compute } target = target_wait::mpi;
-    bool latency_only = false;  // leave out the bandwidth sweep
+    bool latency_only = false;                           // leave out the bandwidth sweep
+    size_t min_bytes = 8, max_bytes = size_t(16) << 20;  // the bandwidth sweep's sizes (powers of two)
 };
+
+// A size in bytes, with an optional suffix K or M (KiB, MiB); false if it is not one.
+bool parse_size(const std::string& s, size_t* out) {
+    char* end = nullptr;
+    const unsigned long long v = strtoull(s.c_str(), &end, 10);
+    if (end == s.c_str()) return false;
+    const std::string suffix(end);
+    const size_t unit = suffix == "K" ? size_t(1) << 10 : suffix == "M" ? size_t(1) << 20 : suffix.empty() ? 1 : 0;
+    *out = static_cast<size_t>(v) * unit;
+    return *out != 0;
+}
 
 options parse(int argc, char** argv) {
     options o;
@@ -66,6 +78,9 @@ options parse(int argc, char** argv) {
                 o.bad = a + " " + v;
         } else if (a == "--latency-only") {
             o.latency_only = true;
+        } else if ((a == "--min-bytes" || a == "--max-bytes") && i + 1 < argc) {
+            const std::string v = argv[++i];
+            if (!parse_size(v, a == "--min-bytes" ? &o.min_bytes : &o.max_bytes) && o.bad.empty()) o.bad = a + " " + v;
         } else {
             return false;
         }
@@ -78,6 +93,7 @@ void usage(const char* argv0) {
     fprintf(stderr,
             "usage: mpirun -n 2 %s [--quick] [--csv FILE] [--batches N] [--batch-ms MS] [--mpi-osc NAME]\n"
             "       [--mpi-win allocate|create] [--target-wait mpi|ishmem|compute] [--latency-only]\n"
+            "       [--min-bytes SIZE] [--max-bytes SIZE]\n"
             "  --quick          few, short batches and fewer sizes (a smoke test; numbers are rough)\n"
             "  --csv FILE       also write the CSV lines to FILE\n"
             "  --batches N      rounds per point, one batch of each variant (default 31, quick 3)\n"
@@ -93,7 +109,8 @@ void usage(const char* argv0) {
             "  --target-wait W  where PE 1 waits while PE 0 measures: mpi (MPI_Barrier, default), ishmem\n"
             "                   (ishmem_long_wait_until, whose loop serves the MPI transport's requests) or\n"
             "                   compute (a loop of plain loads: no library call; only matters across nodes)\n"
-            "  --latency-only   the 8-byte latencies only, no bandwidth sweep\n",
+            "  --latency-only   the 8-byte latencies only, no bandwidth sweep\n"
+            "  --min-bytes SIZE, --max-bytes SIZE  the bandwidth sweep's range (default 8 to 16M; suffixes K, M)\n",
             argv0);
 }
 
@@ -321,7 +338,7 @@ int main(int argc, char** argv) {
     const int me = bench::start_ishmem(&world, rank, size);
     const int peer = 1;
 
-    const size_t max_bytes = size_t(16) << 20;
+    const size_t max_bytes = o.max_bytes;
     // Symmetric buffers: the put target and the get source on PE 1, and a word for the latencies.
     char* sym_dst = static_cast<char*>(ishmem_malloc(max_bytes));
     char* sym_src = static_cast<char*>(ishmem_malloc(max_bytes));
@@ -457,7 +474,7 @@ int main(int argc, char** argv) {
         };
         // Quick runs take every eighth power of two; full runs every power of two.
         const int step = o.quick ? 3 : 1;
-        for (size_t bytes = 8; bytes <= max_bytes && !o.latency_only; bytes <<= step) {
+        for (size_t bytes = o.min_bytes; bytes <= max_bytes && !o.latency_only; bytes <<= step) {
             const int count = static_cast<int>(bytes);
             auto put_ours = [&](long, long) {
                 ishmem_putmem(sym_dst, local_src, bytes, peer);

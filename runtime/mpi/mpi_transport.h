@@ -36,8 +36,10 @@ enum region_kind : uint8_t { region_window = 0, region_globals = 1, region_messa
 // A request for an AMO on the receiving PE; it answers with the old value on reply_tag. A small
 // put-with-signal is one too: its data_bytes of data follow it in the message, and the receiver
 // stores them at data_disp of data_region before it updates the signal. On the heap reached by
-// messages, a put is one (op am_put: the data and nothing after it) and a get is one (op am_get:
-// the receiver sends `value` bytes from disp of region back on reply_tag).
+// messages (transport_mpi_messages.cpp), a small put is one (op am_put: the data and nothing after
+// it), a large one is one (op am_put_whole: `value` bytes for disp of region follow in pieces on
+// tag `cond`; answered on reply_tag once they are in place, unless silent) and a get is one (op am_get: the receiver
+// sends `value` bytes from disp of region back in pieces on reply_tag).
 struct am_request {
     uint8_t op, size, region, silent;  // silent: posted (amo_post), no answer
     int32_t reply_tag;
@@ -52,11 +54,19 @@ struct am_message {
     am_request r;
     unsigned char data[am_data_max];
 };
-enum : uint8_t { am_put = 32, am_get = 33 };  // beyond rmw_op's codes
-// The most bytes one am_get answers; a larger get is several.
-constexpr size_t am_get_max = tuning::am_get_max.value;
+enum : uint8_t { am_put = 32, am_get = 33, am_put_whole = 34 };  // beyond rmw_op's codes
+// Puts of at least am_put_whole_min bytes are am_put_whole; the data of those and of gets moves in
+// messages of at most am_piece_max bytes, am_stages of them staged at the target, and (where the
+// origin stages: a GPU heap) in chunks of am_chunk bytes.
+constexpr size_t am_put_whole_min = tuning::am_put_whole_min.value;
+constexpr size_t am_piece_max = tuning::am_piece_max.value;
+constexpr size_t am_stages = 2, am_chunk = 4 * am_piece_max;
 constexpr int tag_request = 1;
 constexpr int tag_reply_first = 2, tag_replies = 30000;  // reply tags stay below MPI's minimum MPI_TAG_UB
+// The pieces of an am_put_whole go on a tag of this range (apart from the replies, which come from
+// the other side's range of tags).
+constexpr int tag_data_first = tag_reply_first + tag_replies, tag_datas = 2700;
+static_assert(tag_data_first + tag_datas <= 32767, "tags beyond MPI's minimum MPI_TAG_UB");
 
 // Copies between a heap reached by messages and host memory (transport_mpi_messages.cpp).
 void copy_heap(void* dst, const void* src, size_t bytes);
@@ -123,11 +133,18 @@ class mpi_transport final : public transport {
     char* bounce(const void* source, size_t bytes);
     target locate(const void* addr);
     // The heap reached by messages (transport_mpi_messages.cpp).
-    void put_messages(const target& t, const void* source, size_t bytes, int pe);
+    void put_messages(const target& t, const void* source, size_t bytes, int pe, bool nbi);
+    void put_whole(const target& t, const void* source, size_t bytes, int pe, bool nbi);
     void get_messages(void* dest, const target& t, size_t bytes, int pe);
     void strided_messages(bool is_put, void* dest, ptrdiff_t dstride, const void* source, ptrdiff_t sstride,
                           size_t elem, size_t count, int pe);
+    void serve_put_whole(const am_request& r, int from);
     void serve_get(const am_request& r, int to);
+    void wait_serving(std::vector<MPI_Request>& rq, int pe);
+    int data_tag();
+    char* serve_stage();
+    char* origin_stage(int half);
+    static bool stage_at_origin() { return heap_on_gpu(); }  // MPI cannot reach GPU memory
 
     // ---- collectives ---------------------------------------------------------------------------
     // Up to these sizes (a member's bytes; alltoall: a block) the collectives are point-to-point
@@ -202,7 +219,12 @@ class mpi_transport final : public transport {
     size_t heap_bytes_ = 0;
     char* msg_lo_ = nullptr;  // my heap when it is reached by messages (a GPU heap: its whole mapping)
     size_t msg_bytes_ = 0;
-    std::vector<char> get_stage_;  // serve_get's staging buffer (under mpi_lock_)
+    std::unique_ptr<char[]> serve_stage_;    // serve's staging (under mpi_lock_)
+    std::unique_ptr<char[]> origin_stage_;   // the origin's staging, where it stages (under origin_stage_mu_)
+    std::vector<MPI_Request> origin_rq_[2];  // the sends from each half of it (under origin_stage_mu_)
+    std::mutex origin_stage_mu_;
+    std::vector<MPI_Request> data_sends_;  // pieces of nbi puts in flight from the caller's source (under mpi_lock_)
+    std::atomic<uint32_t> next_data_tag_{0};
     MPI_Win heap_win_ = MPI_WIN_NULL, globals_win_ = MPI_WIN_NULL;
     std::atomic<bool> dirty_{false};  // puts or nbi gets that a quiet has yet to complete
     // Blocking puts of up to bounce_max bytes go out from copies in this ring (see the top of

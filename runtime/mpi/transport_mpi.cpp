@@ -89,6 +89,8 @@ mpi_transport::~mpi_transport() {
     complete_posts();
     stop_.store(true, std::memory_order_release);
     if (thread_.joinable()) thread_.join();
+    for (std::vector<MPI_Request>* rq : {&origin_rq_[0], &origin_rq_[1], &data_sends_})  // (landed: complete_posts)
+        MPI_Waitall(static_cast<int>(rq->size()), rq->data(), MPI_STATUSES_IGNORE);
     MPI_Cancel(&inbox_req_);
     MPI_Wait(&inbox_req_, MPI_STATUS_IGNORE);
     for (MPI_Win* w : {&heap_win_, &globals_win_}) {

@@ -95,8 +95,15 @@ void mpi_transport::send_fetching(const am_request& r, uint64_t* answer, int pe,
     check(MPI_Isend(&r, sizeof r, MPI_BYTE, pe, tag_request, am_comm_, &rq[1]), "MPI_Isend", pe);
 }
 
-// Frees the slots of posted atomics that MPI is done sending, oldest first. Under mpi_lock_.
+// Frees the slots of posted atomics that MPI is done sending, oldest first, and forgets the
+// pieces of nbi puts that it is done sending. Under mpi_lock_.
 void mpi_transport::retire_posts() {
+    if (!data_sends_.empty()) {
+        int done = 0;
+        check(MPI_Testall(static_cast<int>(data_sends_.size()), data_sends_.data(), &done, MPI_STATUSES_IGNORE),
+              "MPI_Testall");
+        if (done) data_sends_.clear();
+    }
     while (posts_n_ > 0) {
         posted_amo& a = posts_[posts_head_];
         int done = 0;
@@ -109,8 +116,8 @@ void mpi_transport::retire_posts() {
 
 // Waits until every posted atomic is done at its target: one fetching request (a load of a word
 // of the internal region) to each PE that has posts, answered after them (MPI keeps one
-// sender's messages to one target in order, and the target serves them in turn). Serves
-// requests meanwhile.
+// sender's messages to one target in order, and the target serves them in turn), and until MPI
+// is done with the sources of nbi puts (data_sends_). Serves requests meanwhile.
 // One thread at a time (completing_): another thread's quiet waits for this one's loads too.
 void mpi_transport::complete_posts() {
     if (!posts_out_.load(std::memory_order_acquire)) return;
@@ -138,7 +145,7 @@ void mpi_transport::complete_posts() {
         retire_posts();
         int done = 0;
         check(MPI_Testall(static_cast<int>(rq.size()), rq.data(), &done, MPI_STATUSES_IGNORE), "MPI_Testall");
-        if (!done) continue;
+        if (!done || !data_sends_.empty()) continue;
         if (posted_pes_.empty()) posts_out_.store(false, std::memory_order_release);
         return;
     }

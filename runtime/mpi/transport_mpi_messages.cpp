@@ -1,12 +1,36 @@
 // The MPI transport's RMA on a heap reached by messages (overview: transport_mpi.cpp;
 // remote_heap_by_messages in impl/transport.h): a heap in GPU memory, which MPI need not be able
 // to reach, and the host heap under ISHMEM_MPI_RMA=messages (so that CI runs this path without a
-// GPU). A put is posted requests that carry the data (am_put), which the target stores in order with
-// the PE's other requests; a get is a request answered with the data (am_get); atomics are the usual
-// requests, which the target does with gpu::rmw on a GPU heap, atomic with its node's GPUs. Both
-// ends copy between the heap and host memory with copy_heap: gpu::copy on the CUDA backend (the
-// source or dest of a GPU thread's request is GPU memory), memcpy otherwise.
+// GPU). Atomics are the usual requests, which the target does with gpu::rmw on a GPU heap, atomic
+// with its node's GPUs. Both ends copy between the heap and host memory with copy_heap: gpu::copy
+// on the CUDA backend (the source or dest of a GPU thread's request is GPU memory), memcpy
+// otherwise.
+//
+// Puts and gets, by size:
+// - A put below am_put_whole_min is posted requests that carry up to am_data_max bytes each
+//   (am_put): the source is copied into them, so a blocking put returns at once, and the target
+//   stores them in order with the PE's other requests.
+// - A larger put is one request (am_put_whole: where, how many bytes, and a tag of its own)
+//   followed by its data in messages of up to am_piece_max bytes on that tag, which MPI moves by
+//   rendezvous, straight from the sender's buffer into the receiver's. The target, serving the
+//   request in its turn, receives the pieces into a staging buffer of am_stages pieces (the next
+//   ones arrive while it lands one with copy_heap) and serves the PE's next request only after
+//   the last: later requests (a signal, an atomic, the load that completes a quiet) still find
+//   the data in place. A blocking put's request is answered then (see put_whole).
+// - A get is one request (am_get: where, how many bytes) answered in pieces on its reply tag,
+//   which the target copies out of its heap into the same staging buffer and sends while the next
+//   piece is copied.
+// No PE ever waits, inside serve, for something another PE posts only later: the target's waits
+// for pieces are MPI waits on messages that the other side has already posted in full (every
+// piece of a put is sent, and every piece of a get has a posted receive, before its request goes
+// out), so two PEs putting to or getting from each other at once cannot wait on each other.
+// On the host the origin sends from the caller's source and receives into the caller's dest;
+// where the heap is in GPU memory (which MPI cannot reach) it stages them in host memory of its
+// own in chunks of am_chunk bytes, two of them, so that one chunk's copy overlaps the other's
+// messages. The staging memory is bounded at both ends: am_stages pieces at the target,
+// 2 x am_chunk at the origin.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -22,10 +46,51 @@ void copy_heap(void* dst, const void* src, size_t bytes) {
         std::memcpy(dst, src, bytes);
 }
 
-// Posted chunks of up to am_data_max bytes: the source is copied into the request, so the caller
-// may reuse it on return; the data is in place at the target by the next quiet, and before any later
-// request of this PE to that target (they are served in order).
-void mpi_transport::put_messages(const target& t, const void* source, size_t bytes, int pe) {
+namespace {
+
+// Waits for rq with the MPI lock held (serve's waits: the other side has posted its part), polling
+// MPI, which drives its progress. It keeps the core for up to held_spin before it yields between
+// polls (for PEs that outnumber cores): a thread that yields as soon as a piece is late loses
+// the core to the PE's other busy threads for a time slice, a millisecond or more per piece on
+// a loaded machine, which is how a blocking MPI call would not wait.
+void wait_held(MPI_Request* rq, int pe) {
+    constexpr auto held_spin = std::chrono::microseconds(500);
+    const auto start = std::chrono::steady_clock::now();
+    for (unsigned polls = 0;; ++polls) {
+        int done = 0;
+        check(MPI_Test(rq, &done, MPI_STATUS_IGNORE), "MPI_Test", pe);
+        if (done) return;
+        if (polls % 64 != 63 || std::chrono::steady_clock::now() - start < held_spin)
+            cpu_relax();
+        else
+            sched_yield();
+    }
+}
+
+size_t pieces(size_t bytes) { return (bytes + am_piece_max - 1) / am_piece_max; }
+size_t piece_bytes(size_t bytes, size_t k) { return std::min(am_piece_max, bytes - k * am_piece_max); }
+
+}  // namespace
+
+int mpi_transport::data_tag() {
+    return tag_data_first + static_cast<int>(next_data_tag_.fetch_add(1, std::memory_order_relaxed) % tag_datas);
+}
+
+// Waits for every request of rq (none may be null-terminated: all of them), serving others
+// meanwhile (backoff::pause calls progress()): two PEs may be waiting for each other.
+void mpi_transport::wait_serving(std::vector<MPI_Request>& rq, int pe) {
+    for (backoff b{wait_spin_limit, 0};; b.pause()) {
+        int done = 0;
+        {
+            std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
+            check(MPI_Testall(static_cast<int>(rq.size()), rq.data(), &done, MPI_STATUSES_IGNORE), "MPI_Testall", pe);
+        }
+        if (done) return;
+    }
+}
+
+void mpi_transport::put_messages(const target& t, const void* source, size_t bytes, int pe, bool nbi) {
+    if (bytes >= am_put_whole_min) return put_whole(t, source, bytes, pe, nbi);
     for (size_t off = 0; off < bytes; off += am_data_max) {
         const size_t n = std::min(am_data_max, bytes - off);
         am_request r{};
@@ -37,12 +102,74 @@ void mpi_transport::put_messages(const target& t, const void* source, size_t byt
     }
 }
 
-// One request per am_get_max bytes, each answered with its data into a staging buffer of host
-// memory, from which it goes to dest.
+// One am_put_whole request per chunk (the whole put from the caller's source; a chunk of the
+// origin's staging otherwise), then its pieces. A blocking put from the caller's source waits for
+// its pieces to leave anyway, which needs the target to take them: its request is answered once
+// they are in place, and the put is complete when it returns (a quiet after it has nothing to wait
+// for). The others are posted (post()), and quiet completes them like every post: the target
+// answers the load that follows them only after their last piece is in place.
+void mpi_transport::put_whole(const target& t, const void* source, size_t bytes, int pe, bool nbi) {
+    const bool staged = stage_at_origin();
+    std::unique_lock<std::mutex> own_stage;
+    if (staged) own_stage = std::unique_lock<std::mutex>(origin_stage_mu_);
+    const bool answered = !staged && !nbi;
+    std::vector<MPI_Request> mine;  // an answered put's answer, request and pieces
+    uint64_t answer = 0;
+    const size_t chunk = staged ? am_chunk : bytes;
+    for (size_t off = 0, c = 0; off < bytes; off += chunk, ++c) {
+        const size_t n = std::min(chunk, bytes - off);
+        const char* from = static_cast<const char*>(source) + off;
+        std::vector<MPI_Request>* rq = answered ? &mine : &data_sends_;
+        if (staged) {  // into the half of the staging that the chunk before last used, once it is sent
+            std::vector<MPI_Request>& half = origin_rq_[c % 2];
+            wait_serving(half, pe);
+            half.clear();
+            char* stage = origin_stage(static_cast<int>(c % 2));
+            copy_heap(stage, from, n);
+            from = stage;
+            rq = &half;
+        }
+        am_request r = request(op_load, heap_lo_, 8, 0, 0);  // (the answered form's reply tag)
+        r.op = am_put_whole;
+        r.region = t.region;
+        r.disp = static_cast<uint64_t>(t.disp) + off;
+        r.value = n;
+        r.cond = static_cast<uint64_t>(data_tag());  // the pieces' tag
+        if (!answered) post(r, nullptr, pe);
+        {
+            std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
+            if (answered) {
+                mine.resize(2);
+                send_fetching(r, &answer, pe, mine.data());
+            }
+            for (size_t k = 0; k < pieces(n); ++k) {
+                MPI_Request q;
+                check(MPI_Isend(from + k * am_piece_max, static_cast<int>(piece_bytes(n, k)), MPI_BYTE, pe,
+                                static_cast<int>(r.cond), am_comm_, &q),
+                      "MPI_Isend", pe);
+                rq->push_back(q);
+            }
+        }
+        if (answered) wait_serving(mine, pe);  // (one chunk: r lives until its send is done)
+    }
+}
+
+// Per chunk (the whole get into dest; a chunk of the origin's staging otherwise): a receive posted
+// for each piece, then the request; once every piece is in, the chunk goes from the staging to dest.
 void mpi_transport::get_messages(void* dest, const target& t, size_t bytes, int pe) {
-    std::vector<char> stage(std::min(bytes, am_get_max));
-    for (size_t off = 0; off < bytes; off += am_get_max) {
-        const size_t n = std::min(am_get_max, bytes - off);
+    const bool staged = stage_at_origin();
+    std::unique_lock<std::mutex> own_stage;
+    if (staged) own_stage = std::unique_lock<std::mutex>(origin_stage_mu_);
+    const size_t chunk = staged ? am_chunk : bytes;
+    std::vector<MPI_Request> rq;
+    for (size_t off = 0; off < bytes; off += chunk) {
+        const size_t n = std::min(chunk, bytes - off);
+        char* into = static_cast<char*>(dest) + off;
+        if (staged) {  // a put's chunk may still be leaving from the staging
+            wait_serving(origin_rq_[0], pe), origin_rq_[0].clear();
+            wait_serving(origin_rq_[1], pe), origin_rq_[1].clear();
+            into = origin_stage(0);
+        }
         am_request r{};
         r.op = am_get;
         r.region = t.region;
@@ -50,23 +177,17 @@ void mpi_transport::get_messages(void* dest, const target& t, size_t bytes, int 
         r.value = n;
         r.reply_tag =
             tag_reply_first + static_cast<int32_t>(next_tag_.fetch_add(1, std::memory_order_relaxed) % tag_replies);
-        MPI_Request rq[2];
+        rq.assign(pieces(n) + 1, MPI_REQUEST_NULL);
         {
             std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
-            check(MPI_Irecv(stage.data(), static_cast<int>(n), MPI_BYTE, pe, r.reply_tag, am_comm_, &rq[0]),
-                  "MPI_Irecv", pe);
-            check(MPI_Isend(&r, sizeof r, MPI_BYTE, pe, tag_request, am_comm_, &rq[1]), "MPI_Isend", pe);
+            for (size_t k = 0; k < pieces(n); ++k)
+                check(MPI_Irecv(into + k * am_piece_max, static_cast<int>(piece_bytes(n, k)), MPI_BYTE, pe, r.reply_tag,
+                                am_comm_, &rq[k]),
+                      "MPI_Irecv", pe);
+            check(MPI_Isend(&r, sizeof r, MPI_BYTE, pe, tag_request, am_comm_, &rq.back()), "MPI_Isend", pe);
         }
-        // Serves others meanwhile, as amo() does: two PEs may be getting from each other.
-        for (backoff b{wait_spin_limit, 0};; b.pause()) {
-            int done = 0;
-            {
-                std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
-                check(MPI_Testall(2, rq, &done, MPI_STATUSES_IGNORE), "MPI_Testall", pe);
-            }
-            if (done) break;
-        }
-        copy_heap(static_cast<char*>(dest) + off, stage.data(), n);
+        wait_serving(rq, pe);
+        if (staged) copy_heap(static_cast<char*>(dest) + off, into, n);
     }
 }
 
@@ -80,18 +201,73 @@ void mpi_transport::strided_messages(bool is_put, void* dest, ptrdiff_t dstride,
         char* dk = d + static_cast<ptrdiff_t>(k) * dstride;
         const char* sk = s + static_cast<ptrdiff_t>(k) * sstride;
         if (is_put)
-            put_messages(locate(dk), sk, elem, pe);
+            put_messages(locate(dk), sk, elem, pe, false);
         else
             get_messages(dk, locate(sk), elem, pe);
     }
 }
 
-// The answer to an am_get from PE `to`: the bytes, from a staging buffer. Under mpi_lock_ (serve).
+// The staging of serve: am_stages pieces. Under mpi_lock_.
+char* mpi_transport::serve_stage() {
+    if (!serve_stage_) serve_stage_.reset(new char[am_stages * am_piece_max]);
+    return serve_stage_.get();
+}
+
+// The origin's staging: two chunks. Under origin_stage_mu_.
+char* mpi_transport::origin_stage(int half) {
+    if (!origin_stage_) origin_stage_.reset(new char[2 * am_chunk]);
+    return origin_stage_.get() + static_cast<size_t>(half) * am_chunk;
+}
+
+// An am_put_whole from PE `from`: its pieces into the staging, each landed while the next ones
+// arrive. Under mpi_lock_ (serve).
+void mpi_transport::serve_put_whole(const am_request& r, int from) {
+    const size_t bytes = static_cast<size_t>(r.value), n = pieces(bytes);
+    const int tag = static_cast<int>(r.cond);
+    char* to = region_base(r.region) + r.disp;
+    char* stage = serve_stage();
+    MPI_Request rq[am_stages];
+    for (size_t k = 0; k < n && k < am_stages; ++k)
+        check(MPI_Irecv(stage + k * am_piece_max, static_cast<int>(piece_bytes(bytes, k)), MPI_BYTE, from, tag,
+                        am_comm_, &rq[k]),
+              "MPI_Irecv", from);
+    for (size_t k = 0; k < n; ++k) {
+        const size_t s = k % am_stages;
+        wait_held(&rq[s], from);
+        copy_heap(to + k * am_piece_max, stage + s * am_piece_max, piece_bytes(bytes, k));
+        if (k + am_stages < n)
+            check(MPI_Irecv(stage + s * am_piece_max, static_cast<int>(piece_bytes(bytes, k + am_stages)), MPI_BYTE,
+                            from, tag, am_comm_, &rq[s]),
+                  "MPI_Irecv", from);
+    }
+    if (!r.silent) {  // a blocking put waits for this
+        const uint64_t none = 0;
+        check(MPI_Send(&none, 1, MPI_UINT64_T, from, r.reply_tag, am_comm_), "MPI_Send", from);
+    }
+}
+
+// The answer to an am_get from PE `to`: its pieces, each copied into the staging and sent while
+// the next is copied. Under mpi_lock_ (serve).
 void mpi_transport::serve_get(const am_request& r, int to) {
-    const size_t bytes = static_cast<size_t>(r.value);
-    if (get_stage_.size() < bytes) get_stage_.resize(bytes);
-    copy_heap(get_stage_.data(), region_base(r.region) + r.disp, bytes);
-    check(MPI_Send(get_stage_.data(), static_cast<int>(bytes), MPI_BYTE, to, r.reply_tag, am_comm_), "MPI_Send", to);
+    const size_t bytes = static_cast<size_t>(r.value), n = pieces(bytes);
+    const char* from = region_base(r.region) + r.disp;
+    char* stage = serve_stage();
+    if (n == 1) {  // one piece: sent at once
+        copy_heap(stage, from, bytes);
+        check(MPI_Send(stage, static_cast<int>(bytes), MPI_BYTE, to, r.reply_tag, am_comm_), "MPI_Send", to);
+        return;
+    }
+    MPI_Request rq[am_stages];
+    std::fill(rq, rq + am_stages, MPI_REQUEST_NULL);
+    for (size_t k = 0; k < n; ++k) {
+        const size_t s = k % am_stages;
+        wait_held(&rq[s], to);
+        copy_heap(stage + s * am_piece_max, from + k * am_piece_max, piece_bytes(bytes, k));
+        check(MPI_Isend(stage + s * am_piece_max, static_cast<int>(piece_bytes(bytes, k)), MPI_BYTE, to, r.reply_tag,
+                        am_comm_, &rq[s]),
+              "MPI_Isend", to);
+    }
+    for (MPI_Request& q : rq) wait_held(&q, to);
 }
 
 }  // namespace ishmemi::mpi

@@ -90,6 +90,10 @@ bool mpi_transport::serve(bool by_thread) {
         check(MPI_Irecv(&inbox_, sizeof inbox_, MPI_BYTE, MPI_ANY_SOURCE, tag_request, am_comm_, &inbox_req_),
               "MPI_Irecv");
         if (r.op == am_put) continue;
+        if (r.op == am_put_whole) {
+            serve_put_whole(r, st.MPI_SOURCE);
+            continue;
+        }
         if (r.op == am_get) {
             serve_get(r, st.MPI_SOURCE);
             continue;

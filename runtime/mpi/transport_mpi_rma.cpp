@@ -10,7 +10,7 @@ namespace ishmemi::mpi {
 
 void mpi_transport::put(void* dest, const void* source, size_t bytes, int pe, bool nbi) {
     const target t = locate(dest);
-    if (t.region == region_messages) return put_messages(t, source, bytes, pe);
+    if (t.region == region_messages) return put_messages(t, source, bytes, pe, nbi);
     std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
     if (!nbi && bytes <= bounce_max) {
         const char* copy = bounce(source, bytes);

@@ -123,9 +123,12 @@ inline constexpr param<size_t> bounce_bytes{size_t{256} << 10, nullptr,
                                             "the ring of such puts: memory against flushes when it is full"};
 inline constexpr param<size_t> am_data_max{
     4096, nullptr, "bytes up to which a put-with-signal carries its data in the signal's request, not put and flush"};
-inline constexpr param<size_t> am_get_max{size_t{1} << 20, nullptr,
-                                          "the most bytes one answer to a get on a heap reached by messages carries: "
-                                          "a staging buffer at both ends against round trips"};
+inline constexpr param<size_t> am_put_whole_min{
+    size_t{64} << 10, nullptr,
+    "puts to a heap reached by messages from this size: one request and the data by rendezvous, not 4 KiB requests"};
+inline constexpr param<size_t> am_piece_max{size_t{1} << 20, nullptr,
+                                            "the most bytes one message of a large put or get on a heap reached by "
+                                            "messages carries: staging memory against messages"};
 inline constexpr param<int> posts_max{64, nullptr,
                                       "posted atomics in flight before a poster waits for MPI to send the oldest"};
 inline constexpr param<size_t> scratch_keep_max{
