@@ -40,6 +40,10 @@ enum region_kind : uint8_t { region_window = 0, region_globals = 1, region_messa
 // it), a large one is one (op am_put_whole: `value` bytes for disp of region follow in pieces on
 // tag `cond`; answered on reply_tag once they are in place, unless silent) and a get is one (op am_get: the receiver
 // sends `value` bytes from disp of region back in pieces on reply_tag).
+// Strided transfers on that heap move packed: am_put_strided carries data_bytes of packed elements
+// of `value` bytes each, which the receiver lands from data_disp of data_region on, `cond` bytes
+// apart; am_get_strided asks for data_disp elements of `value` bytes from disp of region on,
+// `cond` bytes apart, and is answered on reply_tag with them packed in one message.
 struct am_request {
     uint8_t op, size, region, silent;  // silent: posted (amo_post), no answer
     int32_t reply_tag;
@@ -54,7 +58,13 @@ struct am_message {
     am_request r;
     unsigned char data[am_data_max];
 };
-enum : uint8_t { am_put = 32, am_get = 33, am_put_whole = 34 };  // beyond rmw_op's codes
+enum : uint8_t {
+    am_put = 32,
+    am_get = 33,
+    am_put_whole = 34,
+    am_put_strided = 35,
+    am_get_strided = 36
+};  // beyond rmw_op's codes
 // Puts of at least am_put_whole_min bytes are am_put_whole; the data of those and of gets moves in
 // messages of at most am_piece_max bytes, am_stages of them staged at the target, and (where the
 // origin stages: a GPU heap) in chunks of am_chunk bytes.
@@ -68,8 +78,10 @@ constexpr int tag_reply_first = 2, tag_replies = 30000;  // reply tags stay belo
 constexpr int tag_data_first = tag_reply_first + tag_replies, tag_datas = 2700;
 static_assert(tag_data_first + tag_datas <= 32767, "tags beyond MPI's minimum MPI_TAG_UB");
 
-// Copies between a heap reached by messages and host memory (transport_mpi_messages.cpp).
+// Copies between a heap reached by messages and host memory (transport_mpi_messages.cpp); the
+// strided form copies n elements of elem bytes, src_stride bytes apart, to dst_stride bytes apart.
 void copy_heap(void* dst, const void* src, size_t bytes);
+void copy_heap_strided(void* dst, size_t dst_stride, const void* src, size_t src_stride, size_t elem, size_t n);
 
 class mpi_transport final : public transport {
   public:
@@ -92,6 +104,8 @@ class mpi_transport final : public transport {
     bool put_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr, uint64_t signal, bool add,
                     int pe) override;
     void post(am_request r, const void* data, int pe);
+    // post() with the data_bytes of data written into the message by pack.
+    void post_packed(am_request r, const std::function<void(unsigned char*)>& pack, int pe);
 
     // ---- ordering and progress ----------------------------------------------------------------
 
@@ -140,6 +154,11 @@ class mpi_transport final : public transport {
                           size_t elem, size_t count, int pe);
     void serve_put_whole(const am_request& r, int from);
     void serve_get(const am_request& r, int to);
+    void serve_get_strided(const am_request& r, int to);
+    void put_strided_packed(const target& t, ptrdiff_t dstride, const char* source, ptrdiff_t sstride, size_t elem,
+                            size_t count, int pe);
+    void get_strided_packed(char* dest, ptrdiff_t dstride, const target& t, ptrdiff_t sstride, size_t elem,
+                            size_t count, int pe);
     void wait_serving(std::vector<MPI_Request>& rq, int pe);
     int data_tag();
     char* serve_stage();

@@ -51,6 +51,14 @@ bool mpi_transport::put_signal(void* dest, const void* source, size_t bytes, uin
 
 // Sends r (and data_bytes of data) from a slot of posts_, with no answer (see amo_post).
 void mpi_transport::post(am_request r, const void* data, int pe) {
+    // (none with amo_post; a GPU thread's put or put-with-signal may come from GPU memory)
+    if (!data) return post_packed(r, {}, pe);
+    post_packed(
+        r, [&](unsigned char* into) { copy_heap(into, data, r.data_bytes); }, pe);
+}
+
+// The data is packed straight into the slot, so the caller's source is free when this returns.
+void mpi_transport::post_packed(am_request r, const std::function<void(unsigned char*)>& pack, int pe) {
     r.silent = 1;
     for (backoff b{wait_spin_limit, 0};; b.pause()) {
         {
@@ -59,8 +67,7 @@ void mpi_transport::post(am_request r, const void* data, int pe) {
             if (posts_n_ < posts_max) {
                 posted_amo& a = posts_[(posts_head_ + posts_n_) % posts_max];
                 a.m.r = r;
-                // (none with amo_post; a GPU thread's put or put-with-signal may come from GPU memory)
-                if (data) copy_heap(a.m.data, data, r.data_bytes);
+                if (pack) pack(a.m.data);
                 check(MPI_Isend(&a.m, static_cast<int>(sizeof a.m.r + r.data_bytes), MPI_BYTE, pe, tag_request,
                                 am_comm_, &a.rq),
                       "MPI_Isend", pe);

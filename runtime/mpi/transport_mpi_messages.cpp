@@ -20,6 +20,10 @@
 // - A get is one request (am_get: where, how many bytes) answered in pieces on its reply tag,
 //   which the target copies out of its heap into the same staging buffer and sends while the next
 //   piece is copied.
+// - A strided put packs its elements into posted requests of up to am_data_max bytes each
+//   (am_put_strided: the element size and the dest stride with them), which the target unpacks
+//   into place in its turn, like an am_put; a strided get is one request per am_piece_max bytes of
+//   elements (am_get_strided), answered with them packed in one message, which the origin unpacks.
 // No PE ever waits, inside serve, for something another PE posts only later: the target's waits
 // for pieces are MPI waits on messages that the other side has already posted in full (every
 // piece of a put is sent, and every piece of a get has a posted receive, before its request goes
@@ -44,6 +48,14 @@ void copy_heap(void* dst, const void* src, size_t bytes) {
         gpu::copy(dst, src, bytes);
     else
         std::memcpy(dst, src, bytes);
+}
+
+void copy_heap_strided(void* dst, size_t dst_stride, const void* src, size_t src_stride, size_t elem, size_t n) {
+    if (dst_stride == elem && src_stride == elem) return copy_heap(dst, src, elem * n);
+    if (heap_on_gpu()) return gpu::copy_2d(dst, dst_stride, src, src_stride, elem, n);
+    auto* d = static_cast<char*>(dst);
+    const auto* s = static_cast<const char*>(src);
+    for (size_t i = 0; i < n; ++i) std::memcpy(d + i * dst_stride, s + i * src_stride, elem);
 }
 
 namespace {
@@ -191,12 +203,24 @@ void mpi_transport::get_messages(void* dest, const target& t, size_t bytes, int 
     }
 }
 
-// Element by element (a put or get each): strided transfers on a heap reached by messages are
-// correct, not fast.
+// Packed (put_strided_packed, get_strided_packed), except where contiguous at both ends (one put
+// or get) and where one element is more than a packed request carries (am_data_max for a put,
+// am_piece_max for a get's answer): there element by element, each a put or get of its own, which
+// take elements of any size; packing would save no requests.
 void mpi_transport::strided_messages(bool is_put, void* dest, ptrdiff_t dstride, const void* source, ptrdiff_t sstride,
                                      size_t elem, size_t count, int pe) {
+    if (!count || !elem) return;
     auto* d = static_cast<char*>(dest);
     const auto* s = static_cast<const char*>(source);
+    const auto whole = static_cast<ptrdiff_t>(elem);
+    if (dstride == whole && sstride == whole) {
+        if (is_put) return put_messages(locate(d), s, elem * count, pe, false);
+        return get_messages(d, locate(s), elem * count, pe);
+    }
+    if (elem <= (is_put ? am_data_max : am_piece_max)) {
+        if (is_put) return put_strided_packed(locate(d), dstride, s, sstride, elem, count, pe);
+        return get_strided_packed(d, dstride, locate(s), sstride, elem, count, pe);
+    }
     for (size_t k = 0; k < count; ++k) {
         char* dk = d + static_cast<ptrdiff_t>(k) * dstride;
         const char* sk = s + static_cast<ptrdiff_t>(k) * sstride;
@@ -204,6 +228,58 @@ void mpi_transport::strided_messages(bool is_put, void* dest, ptrdiff_t dstride,
             put_messages(locate(dk), sk, elem, pe, false);
         else
             get_messages(dk, locate(sk), elem, pe);
+    }
+}
+
+// Posted am_put_strided requests of as many whole elements as am_data_max holds, each packed from
+// the source as it is posted: the put returns with the source free, and the target lands them in
+// order with the PE's other requests (a later fence, signal or quiet finds them in place).
+void mpi_transport::put_strided_packed(const target& t, ptrdiff_t dstride, const char* source, ptrdiff_t sstride,
+                                       size_t elem, size_t count, int pe) {
+    const size_t per = am_data_max / elem;
+    for (size_t first = 0; first < count; first += per) {
+        const size_t n = std::min(per, count - first);
+        am_request r{};
+        r.op = am_put_strided;
+        r.data_bytes = static_cast<uint32_t>(n * elem);
+        r.data_region = t.region;
+        r.data_disp = static_cast<uint64_t>(t.disp + static_cast<ptrdiff_t>(first) * dstride);
+        r.value = elem;
+        r.cond = static_cast<uint64_t>(dstride);
+        const char* from = source + static_cast<ptrdiff_t>(first) * sstride;
+        post_packed(
+            r, [&](unsigned char* into) { copy_heap_strided(into, elem, from, static_cast<size_t>(sstride), elem, n); },
+            pe);
+    }
+}
+
+// One am_get_strided per am_piece_max bytes of elements: a receive for the packed answer, the
+// request, then the elements unpacked from it into dest.
+void mpi_transport::get_strided_packed(char* dest, ptrdiff_t dstride, const target& t, ptrdiff_t sstride, size_t elem,
+                                       size_t count, int pe) {
+    const size_t per = am_piece_max / elem;
+    std::vector<char> packed(std::min(per, count) * elem);
+    for (size_t first = 0; first < count; first += per) {
+        const size_t n = std::min(per, count - first);
+        am_request r{};
+        r.op = am_get_strided;
+        r.region = t.region;
+        r.disp = static_cast<uint64_t>(t.disp + static_cast<ptrdiff_t>(first) * sstride);
+        r.value = elem;
+        r.cond = static_cast<uint64_t>(sstride);
+        r.data_disp = n;
+        r.reply_tag =
+            tag_reply_first + static_cast<int32_t>(next_tag_.fetch_add(1, std::memory_order_relaxed) % tag_replies);
+        std::vector<MPI_Request> rq(2, MPI_REQUEST_NULL);
+        {
+            std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
+            check(MPI_Irecv(packed.data(), static_cast<int>(n * elem), MPI_BYTE, pe, r.reply_tag, am_comm_, &rq[0]),
+                  "MPI_Irecv", pe);
+            check(MPI_Isend(&r, sizeof r, MPI_BYTE, pe, tag_request, am_comm_, &rq[1]), "MPI_Isend", pe);
+        }
+        wait_serving(rq, pe);
+        copy_heap_strided(dest + static_cast<ptrdiff_t>(first) * dstride, static_cast<size_t>(dstride), packed.data(),
+                          elem, elem, n);
     }
 }
 
@@ -268,6 +344,15 @@ void mpi_transport::serve_get(const am_request& r, int to) {
               "MPI_Isend", to);
     }
     for (MPI_Request& q : rq) wait_held(&q, to);
+}
+
+// The answer to an am_get_strided from PE `to`: its elements packed into the staging (at most
+// am_piece_max bytes), sent as one message. Under mpi_lock_ (serve).
+void mpi_transport::serve_get_strided(const am_request& r, int to) {
+    const size_t elem = static_cast<size_t>(r.value), n = static_cast<size_t>(r.data_disp);
+    char* stage = serve_stage();
+    copy_heap_strided(stage, elem, region_base(r.region) + r.disp, static_cast<size_t>(r.cond), elem, n);
+    check(MPI_Send(stage, static_cast<int>(n * elem), MPI_BYTE, to, r.reply_tag, am_comm_), "MPI_Send", to);
 }
 
 }  // namespace ishmemi::mpi

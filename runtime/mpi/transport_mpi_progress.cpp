@@ -80,22 +80,29 @@ bool mpi_transport::serve(bool by_thread) {
         if (!flag) break;
         any = true;
         const am_request r = inbox_.r;
-        if (r.data_bytes) {  // a put-with-signal or am_put: the data, then (a release) the signal
+        if (r.data_bytes) {  // a put-with-signal, am_put or am_put_strided: the data, then (a release) the signal
             char* to = region_base(r.data_region) + r.data_disp;
-            if (r.data_region == region_messages)
+            if (r.op == am_put_strided)  // (only to the heap reached by messages)
+                copy_heap_strided(to, static_cast<size_t>(r.cond), inbox_.data, static_cast<size_t>(r.value),
+                                  static_cast<size_t>(r.value), r.data_bytes / r.value);
+            else if (r.data_region == region_messages)
                 copy_heap(to, inbox_.data, r.data_bytes);
             else
                 std::memcpy(to, inbox_.data, r.data_bytes);
         }
         check(MPI_Irecv(&inbox_, sizeof inbox_, MPI_BYTE, MPI_ANY_SOURCE, tag_request, am_comm_, &inbox_req_),
               "MPI_Irecv");
-        if (r.op == am_put) continue;
+        if (r.op == am_put || r.op == am_put_strided) continue;
         if (r.op == am_put_whole) {
             serve_put_whole(r, st.MPI_SOURCE);
             continue;
         }
         if (r.op == am_get) {
             serve_get(r, st.MPI_SOURCE);
+            continue;
+        }
+        if (r.op == am_get_strided) {
+            serve_get_strided(r, st.MPI_SOURCE);
             continue;
         }
         char* p = region_base(r.region) + r.disp;

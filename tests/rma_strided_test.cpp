@@ -1,0 +1,211 @@
+// Strided puts and gets of many elements (several requests' worth where the heap is reached by
+// messages: ISHMEM_MPI_RMA=messages, the ctests multinode_messages_*) between every pair of PEs at
+// once: every element size of the fixed-size forms, the gaps between elements checked untouched,
+// then a put-with-signal behind a fence that must find every element in place. RmaStrided.Timing
+// prints the time of a strided put and get of 4096 8-byte elements to the next PE.
+#include <gtest/gtest.h>
+#include <ishmem.h>
+#include <ishmemx.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "harness/harness.h"
+#include "patterns/common.h"
+
+namespace {
+
+using ishmem_testing::patterns::wait_timeout_ms;
+
+int me() { return ishmem_my_pe(); }
+int npes() { return ishmem_n_pes(); }
+int right() { return (me() + 1) % npes(); }
+int left() { return (me() + npes() - 1) % npes(); }
+
+// Byte b of element i of what PE `from` sends in round `round`: never zero, so that an element
+// left unwritten shows.
+unsigned char byte_of(int from, int round, size_t i, size_t b) {
+    return static_cast<unsigned char>(
+        1 + (i * 31 + b * 7 + static_cast<size_t>(from) * 59 + static_cast<size_t>(round) * 13) % 251);
+}
+
+// The strided forms by element size: ishmem_iput8 ... ishmem_iput128 and their gets.
+void iput(size_t elem, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {
+    switch (elem) {
+        case 1:
+            return ishmem_iput8(dest, source, dst, sst, n, pe);
+        case 2:
+            return ishmem_iput16(dest, source, dst, sst, n, pe);
+        case 4:
+            return ishmem_iput32(dest, source, dst, sst, n, pe);
+        case 8:
+            return ishmem_iput64(dest, source, dst, sst, n, pe);
+        default:
+            return ishmem_iput128(dest, source, dst, sst, n, pe);
+    }
+}
+
+void iget(size_t elem, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {
+    switch (elem) {
+        case 1:
+            return ishmem_iget8(dest, source, dst, sst, n, pe);
+        case 2:
+            return ishmem_iget16(dest, source, dst, sst, n, pe);
+        case 4:
+            return ishmem_iget32(dest, source, dst, sst, n, pe);
+        case 8:
+            return ishmem_iget64(dest, source, dst, sst, n, pe);
+        default:
+            return ishmem_iget128(dest, source, dst, sst, n, pe);
+    }
+}
+
+constexpr size_t sizes[] = {1, 2, 4, 8, 16};
+
+// Over two 4 KiB requests' worth for every size, and not a multiple of a request's elements.
+size_t count_of(size_t elem) { return (size_t{9} << 10) / elem + 37; }
+
+// The first wrong element of n, stride elements apart at p, against PE from's round (with the
+// elements between them zero), or n; *what says how it is wrong.
+size_t first_wrong(const unsigned char* p, size_t elem, size_t stride, size_t n, int from, int round,
+                   const char** what) {
+    for (size_t i = 0; i < n; ++i) {
+        const unsigned char* e = p + i * stride * elem;
+        for (size_t b = 0; b < elem; ++b)
+            if (e[b] != byte_of(from, round, i, b)) return *what = "element", i;
+        if (i + 1 < n)
+            for (size_t b = elem; b < stride * elem; ++b)
+                if (e[b] != 0) return *what = "gap after element", i;
+    }
+    return n;
+}
+
+// Every PE puts, strided, into its slot at every other PE at once (dest stride 3, source stride 2),
+// overwriting its source as soon as each put returns; then every PE gets its slot back from every
+// other PE (source stride 3, dest stride 2), all at once.
+TEST(RmaStrided, ManyElementsEveryPairEverySize) {
+    for (size_t elem : sizes) {
+        const size_t n = count_of(elem), dst = 3, sst = 2;
+        const size_t slot = n * dst * elem;
+        auto* heap = static_cast<unsigned char*>(ishmem_calloc(static_cast<size_t>(npes()), slot));
+        ASSERT_NE(heap, nullptr);
+        std::vector<unsigned char> src(n * sst * elem);
+        for (int k = 1; k < npes(); ++k) {
+            const int to = (me() + k) % npes();
+            for (size_t i = 0; i < n; ++i)
+                for (size_t b = 0; b < elem; ++b) src[i * sst * elem + b] = byte_of(me(), 0, i, b);
+            iput(elem, heap + static_cast<size_t>(me()) * slot, src.data(), dst, sst, n, to);
+            std::memset(src.data(), 0xee, src.size());  // the source is free once a blocking put returns
+        }
+        ishmem_quiet();
+        ishmem_barrier_all();
+        for (int from = 0; from < npes(); ++from) {
+            if (from == me()) continue;
+            const char* what = "";
+            ASSERT_EQ(first_wrong(heap + static_cast<size_t>(from) * slot, elem, dst, n, from, 0, &what), n)
+                << what << ", " << elem << "-byte elements from PE " << from;
+        }
+        std::vector<std::vector<unsigned char>> back(static_cast<size_t>(npes()));
+        for (int k = 1; k < npes(); ++k) {
+            const int from = (me() + k) % npes();
+            std::vector<unsigned char>& b = back[static_cast<size_t>(from)];
+            b.assign(n * sst * elem + 1, 0);
+            b.back() = 0x5a;
+            iget(elem, b.data(), heap + static_cast<size_t>(me()) * slot, sst, dst, n, from);
+        }
+        for (int k = 1; k < npes(); ++k) {
+            const int from = (me() + k) % npes();
+            const std::vector<unsigned char>& b = back[static_cast<size_t>(from)];
+            const char* what = "";
+            ASSERT_EQ(first_wrong(b.data(), elem, sst, n, me(), 0, &what), n)
+                << what << ", " << elem << "-byte elements got back from PE " << from;
+            ASSERT_EQ(b.back(), 0x5a) << "a strided get wrote past its end";
+        }
+        ishmem_barrier_all();
+        ishmem_free(heap);
+    }
+}
+
+// Strided puts of every size to the right neighbour, a fence, then a put-with-signal: when the
+// neighbour sees the signal, every element of every size is in place. Every PE sends and receives
+// at once.
+TEST(RmaStrided, FenceThenSignal) {
+    if (npes() < 2) GTEST_SKIP() << "needs a neighbour";
+    constexpr int rounds = 3;
+    const size_t dst = 2;
+    size_t total = 0;
+    for (size_t elem : sizes) total += count_of(elem) * dst * elem;
+    auto* data = static_cast<unsigned char*>(ishmem_calloc(1, total));
+    auto* word = static_cast<uint64_t*>(ishmem_calloc(1, sizeof(uint64_t)));
+    auto* sig = static_cast<uint64_t*>(ishmem_calloc(1, sizeof(uint64_t)));
+    ASSERT_TRUE(data && word && sig);
+    for (int round = 1; round <= rounds; ++round) {
+        size_t at = 0;
+        for (size_t elem : sizes) {
+            const size_t n = count_of(elem);
+            std::vector<unsigned char> src(n * elem);
+            for (size_t i = 0; i < n; ++i)
+                for (size_t b = 0; b < elem; ++b) src[i * elem + b] = byte_of(me(), round, i, b);
+            iput(elem, data + at, src.data(), dst, 1, n, right());
+            at += n * dst * elem;
+        }
+        ishmem_fence();
+        const uint64_t w = static_cast<uint64_t>(round) * 1000 + static_cast<uint64_t>(me());
+        ishmem_putmem_signal(word, &w, sizeof w, sig, static_cast<uint64_t>(round), ISHMEM_SIGNAL_SET, right());
+        ASSERT_TRUE(ishmem_testing::wait_for([&] { return ishmem_signal_fetch(sig) == static_cast<uint64_t>(round); },
+                                             wait_timeout_ms, "the signal"));
+        EXPECT_EQ(*word, static_cast<uint64_t>(round) * 1000 + static_cast<uint64_t>(left()));
+        at = 0;
+        for (size_t elem : sizes) {
+            const size_t n = count_of(elem);
+            const char* what = "";
+            ASSERT_EQ(first_wrong(data + at, elem, dst, n, left(), round, &what), n)
+                << what << ", " << elem << "-byte elements, round " << round;
+            at += n * dst * elem;
+        }
+        ishmem_barrier_all();  // every PE has checked before the next round overwrites
+    }
+    ishmem_free(sig);
+    ishmem_free(word);
+    ishmem_free(data);
+}
+
+// The time of a blocking strided put (then a quiet) and of a strided get of 4096 8-byte elements
+// to the next PE, printed by PE 0; the values are checked too.
+TEST(RmaStrided, Timing) {
+    if (npes() < 2) GTEST_SKIP() << "needs a neighbour";
+    constexpr size_t n = 4096, stride = 2;
+    constexpr int reps = 10;
+    auto* heap = static_cast<uint64_t*>(ishmem_calloc(n * stride, sizeof(uint64_t)));
+    ASSERT_NE(heap, nullptr);
+    std::vector<uint64_t> src(n * stride), got(n * stride);
+    for (size_t i = 0; i < n; ++i) src[i * stride] = i * 3 + static_cast<uint64_t>(me());
+    ishmem_barrier_all();
+    using clock = std::chrono::steady_clock;
+    double put_s = 0, get_s = 0;
+    for (int r = 0; r < reps; ++r) {
+        auto t0 = clock::now();
+        ishmem_iput64(heap, src.data(), stride, stride, n, right());
+        ishmem_quiet();
+        auto t1 = clock::now();
+        ishmem_iget64(got.data(), heap, stride, stride, n, right());
+        auto t2 = clock::now();
+        put_s += std::chrono::duration<double>(t1 - t0).count();
+        get_s += std::chrono::duration<double>(t2 - t1).count();
+        for (size_t i = 0; i < n; ++i)
+            ASSERT_EQ(got[i * stride], i * 3 + static_cast<uint64_t>(me())) << "element " << i;
+    }
+    ishmem_barrier_all();
+    for (size_t i = 0; i < n; ++i)
+        ASSERT_EQ(heap[i * stride], i * 3 + static_cast<uint64_t>(left())) << "element " << i;
+    if (me() == 0)
+        std::printf("[strided timing] %d PEs, 4096 x 8 B: iput64+quiet %.1f us, iget64 %.1f us (mean of %d)\n", npes(),
+                    put_s / reps * 1e6, get_s / reps * 1e6, reps);
+    ishmem_barrier_all();
+    ishmem_free(heap);
+}
+
+}  // namespace
