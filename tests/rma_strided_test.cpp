@@ -68,6 +68,10 @@ constexpr size_t sizes[] = {1, 2, 4, 8, 16};
 // Over two 4 KiB requests' worth for every size, and not a multiple of a request's elements.
 size_t count_of(size_t elem) { return (size_t{9} << 10) / elem + 37; }
 
+// Bytes the elements of one size take in a shared buffer, rounded up so that the next size starts
+// aligned to its element.
+size_t span_of(size_t elem, size_t stride) { return (count_of(elem) * stride * elem + 15) / 16 * 16; }
+
 // The first wrong element of n, stride elements apart at p, against PE from's round (with the
 // elements between them zero), or n; *what says how it is wrong.
 size_t first_wrong(const unsigned char* p, size_t elem, size_t stride, size_t n, int from, int round,
@@ -137,7 +141,7 @@ TEST(RmaStrided, FenceThenSignal) {
     constexpr int rounds = 3;
     const size_t dst = 2;
     size_t total = 0;
-    for (size_t elem : sizes) total += count_of(elem) * dst * elem;
+    for (size_t elem : sizes) total += span_of(elem, dst);
     auto* data = static_cast<unsigned char*>(ishmem_calloc(1, total));
     auto* word = static_cast<uint64_t*>(ishmem_calloc(1, sizeof(uint64_t)));
     auto* sig = static_cast<uint64_t*>(ishmem_calloc(1, sizeof(uint64_t)));
@@ -150,7 +154,7 @@ TEST(RmaStrided, FenceThenSignal) {
             for (size_t i = 0; i < n; ++i)
                 for (size_t b = 0; b < elem; ++b) src[i * elem + b] = byte_of(me(), round, i, b);
             iput(elem, data + at, src.data(), dst, 1, n, right());
-            at += n * dst * elem;
+            at += span_of(elem, dst);
         }
         ishmem_fence();
         const uint64_t w = static_cast<uint64_t>(round) * 1000 + static_cast<uint64_t>(me());
@@ -164,7 +168,7 @@ TEST(RmaStrided, FenceThenSignal) {
             const char* what = "";
             ASSERT_EQ(first_wrong(data + at, elem, dst, n, left(), round, &what), n)
                 << what << ", " << elem << "-byte elements, round " << round;
-            at += n * dst * elem;
+            at += span_of(elem, dst);
         }
         ishmem_barrier_all();  // every PE has checked before the next round overwrites
     }
