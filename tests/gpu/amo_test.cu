@@ -87,13 +87,13 @@ TEST_F(GpuAmo, EachOperationFromOneThread) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 132 blocks x 256 threads on every PE, all on words of PE 0:
+// 132 blocks x 256 threads on every PE (2 blocks in a job over several nodes), all on words of PE 0:
 //  words[0]: fetch_add 1 -> every ticket 0 .. n*T-1 exactly once (tickets gathered on PE 0 with p)
 //  words[1]: add (t % 7 + 1)        words[2]: inc        words[3]: or (1 << t % 64)
 //  i32[0]:   int atomic_add 1
 
-constexpr int contend_blocks = 132, contend_threads = 256;
-constexpr size_t contend_total = size_t{contend_blocks} * contend_threads;
+constexpr int contend_threads = 256;
+
 
 __global__ void contend(uint64_t* words, int* i32, uint64_t* tickets) {
     const int me = ishmem_my_pe();
@@ -108,13 +108,15 @@ __global__ void contend(uint64_t* words, int* i32, uint64_t* tickets) {
 }
 
 TEST_F(GpuAmo, ManyBlocksOfAllPesContendOnOneWord) {
+    const int blocks = contending_blocks(132);
+    const size_t contend_total = size_t(blocks) * contend_threads;
     gpu_sym<uint64_t> words(4);
     gpu_sym<int> i32(1);
     gpu_sym<uint64_t> tickets(contend_total * n);
     ASSERT_TRUE(words && i32 && tickets);
     stream s;
     ishmem_barrier_all();
-    contend<<<contend_blocks, contend_threads, 0, s>>>(words.get(), i32.get(), tickets.get());
+    contend<<<blocks, contend_threads, 0, s>>>(words.get(), i32.get(), tickets.get());
     GPU_LAUNCHED("contend");
     sync(s, "contend");
     ishmem_barrier_all();
@@ -140,7 +142,7 @@ TEST_F(GpuAmo, ManyBlocksOfAllPesContendOnOneWord) {
 // g and p (safe only under the lock), quiets and releases it with atomic_set. The counter ends at
 // the exact number of critical sections.
 
-constexpr int lock_blocks = 132, lock_rounds = 8;
+constexpr int lock_rounds = 8;
 
 __global__ void cswap_lock(int* lock, long* guarded, unsigned long long* contended) {
     if (threadIdx.x != 0) return;
@@ -164,6 +166,7 @@ TEST_F(GpuAmo, CompareSwapLockAroundGetAndPut) {
     ASSERT_TRUE(lock && guarded);
     dev_array<unsigned long long> contended(1);
     stream s;
+    const int lock_blocks = contending_blocks(132);
     ishmem_barrier_all();
     cswap_lock<<<lock_blocks, 32, 0, s>>>(lock.get(), guarded.get(), contended.get());
     GPU_LAUNCHED("cswap_lock");

@@ -104,6 +104,16 @@ class GpuTest : public ::testing::Test {
     int me = 0, n = 1, right = 0, left = 0;
 };
 
+// True when some PE reaches others only through the proxy (a job over several nodes): the same on
+// every PE.
+inline bool job_spans_nodes() { return ishmem_team_n_pes(ISHMEMX_TEAM_NODE) < ishmem_n_pes(); }
+
+// Blocks of a kernel whose threads all contend on one PE's words: `full` (enough to fill the GPU)
+// where every PE reaches that PE by load and store, 2 in a job over several nodes, whose requests
+// the target's node serves one at a time, each with a copy or atomic on its GPU (on a machine with
+// one GPU, in turns with the other nodes' PEs).
+inline int contending_blocks(int full) { return job_spans_nodes() ? 2 : full; }
+
 // ---------------------------------------------------------------------------------------------
 // Waiting for the GPU, bounded
 
