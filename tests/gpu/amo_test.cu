@@ -94,7 +94,6 @@ TEST_F(GpuAmo, EachOperationFromOneThread) {
 
 constexpr int contend_threads = 256;
 
-
 __global__ void contend(uint64_t* words, int* i32, uint64_t* tickets) {
     const int me = ishmem_my_pe();
     const size_t t = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
