@@ -506,6 +506,52 @@ int main(int argc, char** argv) {
             };
             measure_bandwidth("getmem+quiet", bytes, get_ours, get_mpi, get_memcpy);
         }
+        // ---- strided: 32 KiB in blocks of 8 B to 4 KiB, 2 blocks apart at both ends, completed ----
+        // Ours: ishmemx_uint8_ibput / ibget (op ibputB+quiet, ibgetB+quiet for blocks of B bytes);
+        // MPI: one MPI_Put / MPI_Get of a vector type at both ends; memcpy: a copy per block.
+        constexpr size_t strided_bytes = size_t(32) << 10;
+        for (size_t block : {size_t(8), size_t(64), size_t(512), size_t(4096)}) {
+            if (o.latency_only || 2 * strided_bytes > max_bytes) break;
+            const size_t nblocks = strided_bytes / block;
+            const auto stride = static_cast<ptrdiff_t>(2 * block);
+            MPI_Datatype vec;
+            MPI_Type_vector(static_cast<int>(nblocks), static_cast<int>(block), static_cast<int>(stride), MPI_BYTE,
+                            &vec);
+            MPI_Type_commit(&vec);
+            auto* dst = reinterpret_cast<uint8_t*>(sym_dst);
+            auto* src = reinterpret_cast<uint8_t*>(sym_src);
+            auto put_ours = [&](long, long) {
+                ishmemx_uint8_ibput(dst, reinterpret_cast<const uint8_t*>(local_src), stride, stride, block, nblocks,
+                                    peer);
+                ishmem_quiet();
+            };
+            auto put_mpi = [&](long, long) {
+                MPI_Put(local_src, 1, vec, peer, win_put, 1, vec, win);
+                MPI_Win_flush(peer, win);
+            };
+            auto put_memcpy = [&](long, long) {
+                for (size_t b = 0; b < nblocks; ++b) memcpy(peer_dst + b * 2 * block, local_src + b * 2 * block, block);
+                clobber();
+            };
+            const std::string put_name = "ibput" + std::to_string(block) + "+quiet";
+            measure_bandwidth(put_name.c_str(), strided_bytes, put_ours, put_mpi, put_memcpy);
+            auto get_ours = [&](long, long) {
+                ishmemx_uint8_ibget(reinterpret_cast<uint8_t*>(local_dst), src, stride, stride, block, nblocks, peer);
+                clobber();
+            };
+            auto get_mpi = [&](long, long) {
+                MPI_Get(local_dst, 1, vec, peer, win_get, 1, vec, win);
+                MPI_Win_flush(peer, win);
+                clobber();
+            };
+            auto get_memcpy = [&](long, long) {
+                for (size_t b = 0; b < nblocks; ++b) memcpy(local_dst + b * 2 * block, peer_src + b * 2 * block, block);
+                clobber();
+            };
+            const std::string get_name = "ibget" + std::to_string(block);
+            measure_bandwidth(get_name.c_str(), strided_bytes, get_ours, get_mpi, get_memcpy);
+            MPI_Type_free(&vec);
+        }
         summarize(rep, o, load_before);
         if (o.target != options::target_wait::mpi) ishmem_long_atomic_set(done, 1, peer);
     } else if (o.target == options::target_wait::ishmem) {

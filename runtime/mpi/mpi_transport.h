@@ -40,7 +40,8 @@ enum region_kind : uint8_t { region_window = 0, region_globals = 1, region_messa
 // it), a large one is one (op am_put_whole: `value` bytes for disp of region follow in pieces on
 // tag `cond`; answered on reply_tag once they are in place, unless silent) and a get is one (op am_get: the receiver
 // sends `value` bytes from disp of region back in pieces on reply_tag).
-// Strided transfers on that heap move packed: am_put_strided carries data_bytes of packed elements
+// Strided transfers on that heap, and those of small elements on a window heap (strided_pack_max),
+// move packed: am_put_strided carries data_bytes of packed elements
 // of `value` bytes each, which the receiver lands from data_disp of data_region on, `cond` bytes
 // apart; am_get_strided asks for data_disp elements of `value` bytes from disp of region on,
 // `cond` bytes apart, and is answered on reply_tag with them packed in one message.

@@ -6,7 +6,9 @@
 //   quiet (MPI_Win_flush_all). A blocking put of up to bounce_max bytes is copied into a ring of the
 //   transport's own and put from there, so it returns at once, like a put of MPI's own whose buffer
 //   the program leaves alone (osc/ucx's MPI_Win_flush_local waits for the target: a round trip);
-//   a strided one of up to bounce_max bytes in all is packed there.
+//   a strided one of up to bounce_max bytes in all is packed there, unless its elements are small
+//   enough (strided_pack_max) to go packed in messages that the target unpacks, as on a heap reached
+//   by messages (MPI moves a derived datatype one element at a time).
 //   The ring is reused after a quiet, or after MPI_Win_flush_local_all when it is full. Larger
 //   blocking puts are MPI_Put + MPI_Win_flush_local.
 // - AMOs: an MPI window's atomics are atomic only with respect to other MPI atomics, not to the CPU

@@ -82,7 +82,7 @@ bool mpi_transport::serve(bool by_thread) {
         const am_request r = inbox_.r;
         if (r.data_bytes) {  // a put-with-signal, am_put or am_put_strided: the data, then (a release) the signal
             char* to = region_base(r.data_region) + r.data_disp;
-            if (r.op == am_put_strided)  // (only to the heap reached by messages)
+            if (r.op == am_put_strided)  // (a GPU heap is never a window: copy_heap_strided picks the copy)
                 copy_heap_strided(to, static_cast<size_t>(r.cond), inbox_.data, static_cast<size_t>(r.value),
                                   static_cast<size_t>(r.value), r.data_bytes / r.value);
             else if (r.data_region == region_messages)

@@ -129,6 +129,10 @@ inline constexpr param<size_t> am_put_whole_min{
 inline constexpr param<size_t> am_piece_max{size_t{1} << 20, nullptr,
                                             "the most bytes one message of a large put or get on a heap reached by "
                                             "messages carries: staging memory against messages"};
+inline constexpr param<size_t> strided_pack_max{
+    size_t{1} << 10, nullptr,
+    "element bytes up to which strided puts and gets to a heap in an MPI window move packed in messages, not as a "
+    "derived datatype that MPI moves one element at a time"};
 inline constexpr param<int> posts_max{64, nullptr,
                                       "posted atomics in flight before a poster waits for MPI to send the oldest"};
 inline constexpr param<size_t> scratch_keep_max{
