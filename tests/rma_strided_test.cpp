@@ -1,8 +1,8 @@
 // Strided puts and gets of many elements (several requests' worth where the heap is reached by
 // messages: ISHMEM_MPI_RMA=messages, the ctests multinode_messages_*) between every pair of PEs at
 // once: every element size of the fixed-size forms, the gaps between elements checked untouched,
-// then a put-with-signal behind a fence that must find every element in place, and one put and
-// get repeated over the same memory.
+// then a put-with-signal behind a fence that must find every element in place, one put and get
+// repeated over the same memory, and one put of megabytes of blocks.
 #include <gtest/gtest.h>
 #include <ishmem.h>
 #include <ishmemx.h>
@@ -201,6 +201,48 @@ TEST(RmaStrided, RepeatedToTheSameMemory) {
                 << "element " << i << ", round " << r;
     }
     ishmem_barrier_all();
+    ishmem_free(heap);
+}
+
+// One blocked strided put of 4.8 MB of elements that are no power of two (blocks of three 8-byte
+// words, 8 bytes apart at the target, 16 at the source) to the right neighbour: where the heap is
+// reached by messages, more than one chunk of the origin's staging and pieces of whole blocks.
+// Then a fence and a put-with-signal, after which the neighbour finds every block in place and
+// every gap untouched; then each PE gets the blocks it put back, packed.
+TEST(RmaStrided, LargeBlocksThenSignal) {
+    if (npes() < 2) GTEST_SKIP() << "needs a neighbour";
+    constexpr size_t bsize = 3, nblocks = 200000, dst = 4, sst = 5;
+    auto value = [](int from, size_t b, size_t j) {
+        return static_cast<uint64_t>(from) * 1000000007ull + b * bsize + j + 1;  // never 0
+    };
+    auto* heap = static_cast<uint64_t*>(ishmem_calloc(nblocks * dst, sizeof(uint64_t)));
+    auto* word = static_cast<uint64_t*>(ishmem_calloc(1, sizeof(uint64_t)));
+    auto* sig = static_cast<uint64_t*>(ishmem_calloc(1, sizeof(uint64_t)));
+    ASSERT_TRUE(heap && word && sig);
+    std::vector<uint64_t> src(nblocks * sst);
+    for (size_t b = 0; b < nblocks; ++b)
+        for (size_t j = 0; j < bsize; ++j) src[b * sst + j] = value(me(), b, j);
+    ishmem_barrier_all();
+    ishmemx_uint64_ibput(heap, src.data(), dst, sst, bsize, nblocks, right());
+    ishmem_fence();
+    const uint64_t w = 77;
+    ishmem_putmem_signal(word, &w, sizeof w, sig, 1, ISHMEM_SIGNAL_SET, right());
+    ASSERT_TRUE(ishmem_testing::wait_for([&] { return ishmem_signal_fetch(sig) == 1; }, wait_timeout_ms, "the signal"));
+    EXPECT_EQ(*word, w);
+    for (size_t b = 0; b < nblocks; ++b) {
+        for (size_t j = 0; j < bsize; ++j)
+            ASSERT_EQ(heap[b * dst + j], value(left(), b, j)) << "block " << b << ", element " << j;
+        ASSERT_EQ(heap[b * dst + bsize], 0u) << "the gap after block " << b;
+    }
+    ishmem_barrier_all();
+    std::vector<uint64_t> back(nblocks * bsize);
+    ishmemx_uint64_ibget(back.data(), heap, bsize, dst, bsize, nblocks, right());
+    for (size_t b = 0; b < nblocks; ++b)
+        for (size_t j = 0; j < bsize; ++j)
+            ASSERT_EQ(back[b * bsize + j], value(me(), b, j)) << "got back: block " << b << ", element " << j;
+    ishmem_barrier_all();
+    ishmem_free(sig);
+    ishmem_free(word);
     ishmem_free(heap);
 }
 

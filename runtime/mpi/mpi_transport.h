@@ -44,13 +44,17 @@ enum region_kind : uint8_t { region_window = 0, region_globals = 1, region_messa
 // move packed: am_put_strided carries data_bytes of packed elements
 // of `value` bytes each, which the receiver lands from data_disp of data_region on, `cond` bytes
 // apart; am_get_strided asks for data_disp elements of `value` bytes from disp of region on,
-// `cond` bytes apart, and is answered on reply_tag with them packed in one message.
+// `cond` bytes apart, and is answered on reply_tag with them packed in one message. A strided put
+// of at least am_put_whole_min bytes of elements is one am_put_whole_strided per chunk of the
+// origin's staging: like am_put_whole, with its packed elements in pieces of whole elements, which
+// the receiver lands `elem` bytes each, data_disp bytes apart.
 struct am_request {
     uint8_t op, size, region, silent;  // silent: posted (amo_post), no answer
     int32_t reply_tag;
     uint64_t disp, value, cond;
     uint32_t data_bytes;
-    uint8_t data_region, pad[3];
+    uint8_t data_region, pad;
+    uint16_t elem;  // am_put_whole_strided: the element size (at most am_data_max)
     uint64_t data_disp;
 };
 // The most data a put-with-signal carries in its request; a larger one is a put, a flush, a signal.
@@ -64,7 +68,8 @@ enum : uint8_t {
     am_get = 33,
     am_put_whole = 34,
     am_put_strided = 35,
-    am_get_strided = 36
+    am_get_strided = 36,
+    am_put_whole_strided = 37
 };  // beyond rmw_op's codes
 // Puts of at least am_put_whole_min bytes are am_put_whole; the data of those and of gets moves in
 // messages of at most am_piece_max bytes, am_stages of them staged at the target, and (where the
@@ -78,6 +83,7 @@ constexpr int tag_reply_first = 2, tag_replies = 30000;  // reply tags stay belo
 // the other side's range of tags).
 constexpr int tag_data_first = tag_reply_first + tag_replies, tag_datas = 2700;
 static_assert(tag_data_first + tag_datas <= 32767, "tags beyond MPI's minimum MPI_TAG_UB");
+static_assert(am_data_max <= UINT16_MAX, "am_request::elem holds an element of a packed strided put");
 
 // Copies between a heap reached by messages and host memory (transport_mpi_messages.cpp); the
 // strided form copies n elements of elem bytes, src_stride bytes apart, to dst_stride bytes apart.
@@ -156,6 +162,8 @@ class mpi_transport final : public transport {
     void serve_put_whole(const am_request& r, int from);
     void serve_get(const am_request& r, int to);
     void serve_get_strided(const am_request& r, int to);
+    void put_strided_whole(const target& t, ptrdiff_t dstride, const char* source, ptrdiff_t sstride, size_t elem,
+                           size_t count, int pe);
     void put_strided_packed(const target& t, ptrdiff_t dstride, const char* source, ptrdiff_t sstride, size_t elem,
                             size_t count, int pe);
     void get_strided_packed(char* dest, ptrdiff_t dstride, const target& t, ptrdiff_t sstride, size_t elem,

@@ -22,8 +22,11 @@
 //   piece is copied.
 // - A strided put packs its elements into posted requests of up to am_data_max bytes each
 //   (am_put_strided: the element size and the dest stride with them), which the target unpacks
-//   into place in its turn, like an am_put; a strided get is one request per am_piece_max bytes of
-//   elements (am_get_strided), answered with them packed in one message, which the origin unpacks.
+//   into place in its turn, like an am_put; one of at least am_put_whole_min bytes of elements is
+//   packed into the origin's staging and goes like a large put (am_put_whole_strided), in pieces
+//   of whole elements that the target unpacks. A strided get is one request per am_piece_max bytes
+//   of elements (am_get_strided), answered with them packed in one message, which the origin
+//   unpacks.
 // No PE ever waits, inside serve, for something another PE posts only later: the target's waits
 // for pieces are MPI waits on messages that the other side has already posted in full (every
 // piece of a put is sent, and every piece of a get has a posted receive, before its request goes
@@ -79,8 +82,12 @@ void wait_held(MPI_Request* rq, int pe) {
     }
 }
 
-size_t pieces(size_t bytes) { return (bytes + am_piece_max - 1) / am_piece_max; }
-size_t piece_bytes(size_t bytes, size_t k) { return std::min(am_piece_max, bytes - k * am_piece_max); }
+// The pieces of `bytes` of data, of `piece` bytes each but the last (am_piece_max; whole elements
+// of a packed strided put: piece_of).
+size_t pieces(size_t bytes, size_t piece = am_piece_max) { return (bytes + piece - 1) / piece; }
+size_t piece_bytes(size_t bytes, size_t k, size_t piece = am_piece_max) { return std::min(piece, bytes - k * piece); }
+// The piece of a packed strided put of elements of elem bytes: as many whole ones as one holds.
+size_t piece_of(size_t elem) { return am_piece_max / elem * elem; }
 
 }  // namespace
 
@@ -236,6 +243,7 @@ void mpi_transport::strided_messages(bool is_put, void* dest, ptrdiff_t dstride,
 // order with the PE's other requests (a later fence, signal or quiet finds them in place).
 void mpi_transport::put_strided_packed(const target& t, ptrdiff_t dstride, const char* source, ptrdiff_t sstride,
                                        size_t elem, size_t count, int pe) {
+    if (count * elem >= am_put_whole_min) return put_strided_whole(t, dstride, source, sstride, elem, count, pe);
     const size_t per = am_data_max / elem;
     for (size_t first = 0; first < count; first += per) {
         const size_t n = std::min(per, count - first);
@@ -250,6 +258,42 @@ void mpi_transport::put_strided_packed(const target& t, ptrdiff_t dstride, const
         post_packed(
             r, [&](unsigned char* into) { copy_heap_strided(into, elem, from, static_cast<size_t>(sstride), elem, n); },
             pe);
+    }
+}
+
+// Per chunk of the origin's staging (whole pieces of whole elements): the elements packed into a
+// half of it once the chunk before last has left from there, one posted am_put_whole_strided, then
+// its pieces, as a staged large put goes. The put returns with the source free; the target lands
+// the chunk before it serves the PE's next request, and quiet completes it like every post.
+void mpi_transport::put_strided_whole(const target& t, ptrdiff_t dstride, const char* source, ptrdiff_t sstride,
+                                      size_t elem, size_t count, int pe) {
+    std::lock_guard<std::mutex> own_stage(origin_stage_mu_);
+    const size_t piece = piece_of(elem), per_chunk = am_chunk / piece * piece / elem;
+    for (size_t first = 0, c = 0; first < count; first += per_chunk, ++c) {
+        const size_t n = std::min(per_chunk, count - first), bytes = n * elem;
+        std::vector<MPI_Request>& half = origin_rq_[c % 2];
+        wait_serving(half, pe);
+        half.clear();
+        char* stage = origin_stage(static_cast<int>(c % 2));
+        copy_heap_strided(stage, elem, source + static_cast<ptrdiff_t>(first) * sstride, static_cast<size_t>(sstride),
+                          elem, n);
+        am_request r{};
+        r.op = am_put_whole_strided;
+        r.region = t.region;
+        r.disp = static_cast<uint64_t>(t.disp + static_cast<ptrdiff_t>(first) * dstride);
+        r.value = bytes;
+        r.cond = static_cast<uint64_t>(data_tag());  // the pieces' tag
+        r.elem = static_cast<uint16_t>(elem);
+        r.data_disp = static_cast<uint64_t>(dstride);
+        post(r, nullptr, pe);
+        std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
+        for (size_t k = 0; k < pieces(bytes, piece); ++k) {
+            MPI_Request q;
+            check(MPI_Isend(stage + k * piece, static_cast<int>(piece_bytes(bytes, k, piece)), MPI_BYTE, pe,
+                            static_cast<int>(r.cond), am_comm_, &q),
+                  "MPI_Isend", pe);
+            half.push_back(q);
+        }
     }
 }
 
@@ -295,25 +339,31 @@ char* mpi_transport::origin_stage(int half) {
     return origin_stage_.get() + static_cast<size_t>(half) * am_chunk;
 }
 
-// An am_put_whole from PE `from`: its pieces into the staging, each landed while the next ones
-// arrive. Under mpi_lock_ (serve).
+// An am_put_whole or am_put_whole_strided from PE `from`: its pieces into the staging, each landed
+// while the next ones arrive (a strided one element by element). Under mpi_lock_ (serve).
 void mpi_transport::serve_put_whole(const am_request& r, int from) {
-    const size_t bytes = static_cast<size_t>(r.value), n = pieces(bytes);
+    const bool strided = r.op == am_put_whole_strided;
+    const size_t elem = strided ? r.elem : 1, piece = strided ? piece_of(elem) : am_piece_max;
+    const size_t bytes = static_cast<size_t>(r.value), n = pieces(bytes, piece);
     const int tag = static_cast<int>(r.cond);
     char* to = region_base(r.region) + r.disp;
     char* stage = serve_stage();
     MPI_Request rq[am_stages];
     for (size_t k = 0; k < n && k < am_stages; ++k)
-        check(MPI_Irecv(stage + k * am_piece_max, static_cast<int>(piece_bytes(bytes, k)), MPI_BYTE, from, tag,
+        check(MPI_Irecv(stage + k * am_piece_max, static_cast<int>(piece_bytes(bytes, k, piece)), MPI_BYTE, from, tag,
                         am_comm_, &rq[k]),
               "MPI_Irecv", from);
     for (size_t k = 0; k < n; ++k) {
-        const size_t s = k % am_stages;
+        const size_t s = k % am_stages, got = piece_bytes(bytes, k, piece);
         wait_held(&rq[s], from);
-        copy_heap(to + k * am_piece_max, stage + s * am_piece_max, piece_bytes(bytes, k));
+        if (strided)  // piece k starts at element k * piece / elem
+            copy_heap_strided(to + static_cast<ptrdiff_t>(k * piece / elem) * static_cast<ptrdiff_t>(r.data_disp),
+                              static_cast<size_t>(r.data_disp), stage + s * am_piece_max, elem, elem, got / elem);
+        else
+            copy_heap(to + k * piece, stage + s * am_piece_max, got);
         if (k + am_stages < n)
-            check(MPI_Irecv(stage + s * am_piece_max, static_cast<int>(piece_bytes(bytes, k + am_stages)), MPI_BYTE,
-                            from, tag, am_comm_, &rq[s]),
+            check(MPI_Irecv(stage + s * am_piece_max, static_cast<int>(piece_bytes(bytes, k + am_stages, piece)),
+                            MPI_BYTE, from, tag, am_comm_, &rq[s]),
                   "MPI_Irecv", from);
     }
     if (!r.silent) {  // a blocking put waits for this

@@ -93,7 +93,7 @@ bool mpi_transport::serve(bool by_thread) {
         check(MPI_Irecv(&inbox_, sizeof inbox_, MPI_BYTE, MPI_ANY_SOURCE, tag_request, am_comm_, &inbox_req_),
               "MPI_Irecv");
         if (r.op == am_put || r.op == am_put_strided) continue;
-        if (r.op == am_put_whole) {
+        if (r.op == am_put_whole || r.op == am_put_whole_strided) {
             serve_put_whole(r, st.MPI_SOURCE);
             continue;
         }
