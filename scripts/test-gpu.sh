@@ -22,6 +22,8 @@
 # counterparts with --handwritten; gpu_device_error_line, gpu_mpirun_ring, gpu_nodes_np2 (GPU PEs on
 # nodes of their own) and gpu_nodes_np4 (two nodes of two PEs)), then
 # ishmem_tests_np1 and _np2 with ISHMEM_BACKEND=cuda (as far as there are GPUs for them).
+# gpu_netns_np2 and gpu_netns_np4 (the nodes as network namespaces, root only) run when a REGEX
+# names them.
 #
 # Environment:
 #   OUT                     when set, the full log (with ctest's LastTest.log of every run, i.e. the

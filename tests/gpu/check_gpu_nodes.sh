@@ -6,6 +6,8 @@
 # barriers, host calls, and the data collectives from kernels, streams and the host). With 4 PEs,
 # two nodes of two: the collectives' tests, on teams with members of this node (NVLink) and of the
 # other (proxy) at once. The PEs share the GPUs there are. Exit 77 (skipped) without a GPU or mpirun.
+# GPU_NODES_NETNS=1: the nodes are network namespaces with host names of their own instead
+# (tests/multinode/netns_mpirun.sh, root only), MPI between them over TCP, as between machines.
 #   check_gpu_nodes.sh GPU_COUNT MPIRUN RING TESTS [NP]
 set -u
 probe=$1 mpirun=$2 ring=$3 tests=$4 np=${5:-2}
@@ -19,15 +21,32 @@ args=(--oversubscribe -n "$np" --mca osc ucx --mca opal_common_ucx_tls any --mca
       -x ISHMEM_BACKEND=cuda -x ISHMEM_NODE_SPLIT=$split -x ISHMEM_TEST_WAIT_MS=60000 -x GPU_TEST_KERNEL_TIMEOUT=120 -x UCX_TLS=tcp,self
       -x NCCL_NVLS_ENABLE=0 -x NVSHMEM_DISABLE_NVLS=1)
 [ "$(id -u)" = 0 ] && args+=(--allow-run-as-root)
+netns=$(cd "$(dirname "$0")/../multinode" && pwd)/netns_mpirun.sh
+layout=1,1
+[ "$np" -gt 2 ] && layout=$((np / 2)),$((np - np / 2))
+# launch SECONDS PROGRAM [ARGS...]: one job of the NP PEs on the nodes, stopped after SECONDS.
+launch() {
+  local limit=$1
+  shift
+  if [ -n "${GPU_NODES_NETNS:-}" ]; then  # (netns_mpirun.sh forwards ISHMEM_* to every rank)
+    ISHMEM_BACKEND=cuda ISHMEM_TEST_WAIT_MS=60000 "$netns" --layout "$layout" --timeout "$limit" -- \
+      env GPU_TEST_KERNEL_TIMEOUT=120 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 "$@"
+  else
+    timeout "$limit" "$mpirun" "${args[@]}" "$@"
+  fi
+}
+where="ISHMEM_NODE_SPLIT=$split"
+[ -n "${GPU_NODES_NETNS:-}" ] && where="network namespaces, $layout PEs"
 fail=0
 coll='GpuColl.EveryCollectiveInKernelsOnThreeTeams:GpuColl.BroadcastsFromEveryRootAmongOtherCallsInARow'
 coll+=':GpuColl.BackToBackAndOnRepeatedlyMadeTeams:GpuColl.LargeArraysFromTheHostAndOnAStream:GpuColl.FcollectFromInsideItsDestFails'
 coll+=':GpuCollMedium.*:GpuCollChain.*'
 if [ "$np" -le 2 ]; then
-  out=$(timeout 120 "$mpirun" "${args[@]}" "$ring" 2>&1)
+  out=$(launch 120 "$ring" 2>&1)
   rc=$? ok=$(grep -c "ring ok" <<<"$out")
+  [ $rc = 77 ] && { echo "$out" | tail -3; exit 77; }  # (no namespaces here)
   if [ $rc -eq 0 ] && [ "$ok" = 2 ]; then
-    echo "ok: the GPU ring over two nodes: 2 of 2 PEs report ring ok"
+    echo "ok: the GPU ring over two nodes ($where): 2 of 2 PEs report ring ok"
   else
     echo "FAILED: the GPU ring over two nodes (exit status $rc, $ok of 2 PEs report ring ok)"; echo "$out" | tail -30
     fail=1
@@ -38,8 +57,10 @@ else
 fi
 # One run per group of chapters, so that a test that hangs (and ends its run) hides no other group.
 for filter in "${runs[@]}"; do
-  echo "== $np PEs, ISHMEM_NODE_SPLIT=$split: $filter"
-  timeout 200 "$mpirun" "${args[@]}" "$tests" --gtest_filter="$filter" ||
-    { echo "FAILED: GPU tests over two nodes ($np PEs): $filter"; fail=1; }
+  echo "== $np PEs, $where: $filter"
+  launch 200 "$tests" --gtest_filter="$filter"
+  rc=$?
+  [ $rc = 77 ] && exit 77  # (no namespaces here)
+  [ $rc = 0 ] || { echo "FAILED: GPU tests over two nodes ($np PEs): $filter"; fail=1; }
 done
 exit $fail
