@@ -250,14 +250,15 @@ void write_report(signal_safe_text& text) {
 
 // Agreement waits that form a cycle can never end: PE a waits for b's record on one team while b
 // waits for a's on another (or a longer chain back to this PE). A waiting PE's record only changes
-// when it stops waiting, so a chain read twice with the same generations is a real cycle.
+// when it stops waiting, so a chain read twice with the same generations is a real cycle. Only
+// chains within this node are followed (other nodes' records are not mapped).
 void check_cycle(const call_info& ci) {
     int chain[64];
     uint64_t gens[64];
     where_record w{};
     int pe = ci.agree_for, len = 0;
     for (; len < 64 && len < state.n_pes; ++len) {
-        if (!read_where(pe, &w) || !w.blocked || w.agree_for < 0) return;
+        if (!read_where(pe, &w) || !w.blocked || w.agree_for < 0 || !internal_base(w.agree_for)) return;
         // The link is real only while the record it waits for is missing.
         const agree_record& r = team_slot_of(w.agree_for, w.agree_team)->agree[w.agree_seq % agree_depth];
         if (__atomic_load_n(&r.seq, __ATOMIC_ACQUIRE) >= w.agree_seq) return;
@@ -430,6 +431,28 @@ void watch_test(const call_info& ci, bool satisfied) {
 // The wait cannot hang for good: PEs that call collectives in different orders on one team meet
 // at the same seq and see the mismatch; PEs blocked on different teams form a cycle of waits,
 // which check_cycle finds; a member that is simply late is waited for, like the collective would.
+// A member of another node's record of call seq, read through the transport from the same offset
+// of its internal region as `mine` of this PE's (its records are not mapped here), polled until it
+// is there. It cannot be overwritten meanwhile: the member waits for this PE's record of the next
+// call before it writes this entry again.
+void fetch_record(int pe, const agree_record& mine, uint64_t seq, call_info& ci, agree_record* out) {
+    uint64_t at = 0;
+    for (backoff b;; b.pause()) {
+        remote->get(&at, &mine.seq, sizeof at, pe, false);
+        if (at >= seq) break;
+        if (ci.agree_for != pe) {  // (the hang report names the member waited for)
+            ci.agree_for = pe;
+            ci.agree_seq = seq;
+            if (ci.published) publish(ci);
+        }
+    }
+    if (ci.agree_for == pe) {
+        ci.agree_for = -1;
+        if (ci.published) publish(ci);
+    }
+    remote->get(out, &mine, sizeof *out, pe, false);
+}
+
 void agree_on_call(ishmem_team_t team, call_info& ci) {
     team_t& t = teams[team];
     if (t.size <= 1) return;
@@ -443,18 +466,25 @@ void agree_on_call(ishmem_team_t team, call_info& ci) {
     copy_name(mine.type, sizeof mine.type, ci.type);
     copy_name(mine.args, sizeof mine.args, ci.args);
     __atomic_store_n(&mine.seq, seq, __ATOMIC_RELEASE);
+    agree_record fetched;  // a member of another node's
     for (int j = 0; j < t.size; ++j) {
         const int pe = t.world_pe(j);
-        if (j == t.my_index || !internal_base(pe)) continue;  // records of other nodes' PEs are not visible
-        agree_record& theirs = team_slot_of(pe, team)->agree[seq % agree_depth];
-        if (__atomic_load_n(&theirs.seq, __ATOMIC_ACQUIRE) < seq) {
-            ci.agree_for = pe;
-            ci.agree_seq = seq;
-            if (ci.published) publish(ci);
-            wait_at_least(&theirs.seq, seq, pe, ci.routine);
-            ci.agree_for = -1;
-            if (ci.published) publish(ci);
+        if (j == t.my_index) continue;
+        const agree_record* read = &fetched;
+        if (!internal_base(pe)) {
+            fetch_record(pe, mine, seq, ci, &fetched);
+        } else {
+            read = &team_slot_of(pe, team)->agree[seq % agree_depth];
+            if (__atomic_load_n(&read->seq, __ATOMIC_ACQUIRE) < seq) {
+                ci.agree_for = pe;
+                ci.agree_seq = seq;
+                if (ci.published) publish(ci);
+                wait_at_least(const_cast<uint64_t*>(&read->seq), seq, pe, ci.routine);
+                ci.agree_for = -1;
+                if (ci.published) publish(ci);
+            }
         }
+        const agree_record& theirs = *read;
         std::string why;
         if (strcmp(mine.routine, theirs.routine) != 0)
             why = format("collective %" PRIu64 " on team %d is %s here but %s on PE %d", seq, team, mine.shown,
