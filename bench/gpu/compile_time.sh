@@ -5,11 +5,27 @@
 # ishmem's is timed without and with -rdc (it needs none; NVSHMEM needs it). Prints CSV and the ratio.
 #   bench/gpu/compile_time.sh     (the source tree's headers; NVSHMEM from NVSHMEM_HOME or the wheel
 #                                  under /opt/torch; CUDA_ARCH, default 90)
+#   NVSHMEM_SRC=DIR bench/gpu/compile_time.sh   NVSHMEM's headers from a checkout of its source
+#                                  (github NVIDIA/nvshmem at a release tag), where no package is
+#                                  installed: the two headers its build generates are made here,
+#                                  with every build option off (NVSHMEM_SRC_OPTIONS: ones to turn on)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 nvshmem=${NVSHMEM_HOME:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem}
 arch=${CUDA_ARCH:-90}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+if [ -n "${NVSHMEM_SRC:-}" ]; then
+  mkdir -p "$tmp/nvshmem"
+  cp -r "$NVSHMEM_SRC/src/include" "$tmp/nvshmem/include"
+  abi=$tmp/nvshmem/include/non_abi
+  sed 's|^#cmakedefine \(.*\)|/* #undef \1 */|' "$abi/nvshmem_build_options.h.in" >"$abi/nvshmem_build_options.h"
+  for o in ${NVSHMEM_SRC_OPTIONS:-}; do sed -i "s|/\* #undef $o \*/|#define $o|" "$abi/nvshmem_build_options.h"; done
+  IFS=.- read -r major minor patch _ < <(git -C "$NVSHMEM_SRC" describe --tags 2>/dev/null | sed 's/^v//' || echo 0.0.0)
+  sed -e "s/@PROJECT_VERSION_MAJOR@/${major:-0}/;s/@PROJECT_VERSION_MINOR@/${minor:-0}/" \
+      -e "s/@PROJECT_VERSION_PATCH@/${patch:-0}/;s/@PROJECT_VERSION_TWEAK@/0/" \
+      -e 's/@[A-Z_]*VERSION_[A-Z]*@/1/g;s/@INFO_BUILD_VARS@/""/' "$abi/nvshmem_version.h.in" >"$abi/nvshmem_version.h"
+  nvshmem=$tmp/nvshmem
+fi
 cat > "$tmp/ours.cu" <<'CU'
 #include <cooperative_groups.h>
 #include <ishmem.h>
