@@ -17,8 +17,9 @@ case "$gpus" in '' | *[!0-9]*) gpus=0 ;; esac
 command -v "$mpirun" >/dev/null 2>&1 || { echo "skipped: no mpirun"; exit 77; }
 split=pe
 [ "$np" -gt 2 ] && split=$((np / 2))
+# shellcheck disable=SC2054  # (commas inside the values)
 args=(--oversubscribe -n "$np" --mca osc ucx --mca opal_common_ucx_tls any --mca opal_common_ucx_devices any
-      -x ISHMEM_BACKEND=cuda -x ISHMEM_NODE_SPLIT=$split -x ISHMEM_TEST_WAIT_MS=60000 -x GPU_TEST_KERNEL_TIMEOUT=120 -x UCX_TLS=tcp,self
+      -x ISHMEM_BACKEND=cuda -x "ISHMEM_NODE_SPLIT=$split" -x ISHMEM_TEST_WAIT_MS=60000 -x GPU_TEST_KERNEL_TIMEOUT=120 -x UCX_TLS=tcp,self
       -x NCCL_NVLS_ENABLE=0 -x NVSHMEM_DISABLE_NVLS=1)
 [ "$(id -u)" = 0 ] && args+=(--allow-run-as-root)
 netns=$(cd "$(dirname "$0")/../multinode" && pwd)/netns_mpirun.sh

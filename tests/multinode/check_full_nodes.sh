@@ -10,6 +10,7 @@ mpirun=$1 checked=$2
 command -v "$mpirun" >/dev/null 2>&1 || { echo "skipped: no mpirun"; exit 77; }
 fails=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# shellcheck disable=SC2054  # (commas inside the values)
 args=(--oversubscribe --mca osc ucx --mca opal_common_ucx_tls any --mca opal_common_ucx_devices any
       -x ISHMEM_NODE_SPLIT=pe -x ISHMEM_CHECK=full -x UCX_TLS=tcp,self)
 [ "$(id -u)" = 0 ] && args+=(--allow-run-as-root)
