@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # ISHMEM_CHECK=full over several nodes: a collective whose members on different nodes disagree
-# (nelems, root, element type, barrier against sync, team split arguments) ends the job with the
-# message that names both PEs and both values, as on one node, on 2 and 3 PEs each a node of its
-# own (ISHMEM_NODE_SPLIT=pe under mpirun); a correct program passes in full mode. Every run is under
-# `timeout`. Exit 77 (skipped) without mpirun.
+# (nelems, root, element type, barrier against sync, team split arguments, the size of a malloc,
+# the block a free gets) ends the job with the message that names both PEs and both values, as on
+# one node, on 2 and 3 PEs each a node of its own (ISHMEM_NODE_SPLIT=pe under mpirun); a correct
+# program passes in full mode. Every run is under `timeout`. Exit 77 (skipped) without mpirun.
 # usage: check_full_nodes.sh MPIRUN CHECKED
 set -u
 mpirun=$1 checked=$2
@@ -39,5 +39,9 @@ expect "barrier_all vs sync_all, 2 nodes" nonzero 2 barrier_vs_sync \
   "ishmem: PE [01]: ishmem_(barrier|sync)_all: collective [0-9]+ on team 0 is ishmem_(barrier|sync)_all here but ishmem_(sync|barrier)_all on PE [01] \(ISHMEM_CHECK=full\)"
 expect "split arguments, 2 nodes" nonzero 2 split_args \
   "ishmem: PE [01]: ishmem_team_split_strided: the arguments are start [01], stride 1, size 1 here but start [01], stride 1, size 1 on PE [01] \(ISHMEM_CHECK=full\)"
+expect "malloc sizes, 2 nodes" nonzero 2 malloc_size \
+  "ishmem: PE [01]: ishmem_malloc: the arguments are size (64|128) here but size (128|64) on PE [01] \(ISHMEM_CHECK=full\)"
+expect "freed blocks, 2 nodes" nonzero 2 free_other \
+  "ishmem: PE [01]: ishmem_free: the arguments are ptr at heap offset [0-9]+ here but ptr at heap offset [0-9]+ on PE [01] \(ISHMEM_CHECK=full\)"
 [ $fails = 0 ] && echo "check_full_nodes: all passed" || echo "check_full_nodes: $fails failed"
 exit $((fails > 0))
