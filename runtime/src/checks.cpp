@@ -108,6 +108,34 @@ bool read_where(int pe, where_record* out) {
     return false;
 }
 
+// read_where for any PE: another node's record is read through the transport (the same offset of
+// its internal region as this PE's), its generation before and after, as read_where does. Not
+// signal-safe: for the agreement check's cycle search only.
+bool read_where_any(int pe, where_record* out) {
+    if (internal_base(pe)) return read_where(pe, out);
+    if (!remote) return false;
+    const where_record* mine = where_of(state.my_pe);
+    for (int tries = 0; tries < 10; ++tries) {
+        uint64_t before = 0, after = 0;
+        remote->get(&before, &mine->gen, sizeof before, pe, false);
+        if (before & 1) continue;
+        remote->get(out, mine, sizeof *out, pe, false);
+        remote->get(&after, &mine->gen, sizeof after, pe, false);
+        if (after == before) return (out->gen = before), true;
+    }
+    return false;
+}
+
+// How far member pe's agreement records on team slot `team` have come (another node's: read
+// through the transport).
+uint64_t agreed_seq(int pe, int team, uint64_t seq) {
+    const uint64_t* at = &team_slot_of(internal_base(pe) ? pe : state.my_pe, team)->agree[seq % agree_depth].seq;
+    if (internal_base(pe)) return __atomic_load_n(at, __ATOMIC_ACQUIRE);
+    uint64_t v = 0;
+    remote->get(&v, at, sizeof v, pe, false);
+    return v;
+}
+
 // The library's C entry point that this thread is in (ishmem_long_wait_until), read from the stack:
 // the default mode's stubs record no name (that would cost every call a store), and a call that
 // publishes has blocked long enough to look. The outermost one is what the program called. Null
@@ -250,18 +278,20 @@ void write_report(signal_safe_text& text) {
 
 // Agreement waits that form a cycle can never end: PE a waits for b's record on one team while b
 // waits for a's on another (or a longer chain back to this PE). A waiting PE's record only changes
-// when it stops waiting, so a chain read twice with the same generations is a real cycle. Only
-// chains within this node are followed (other nodes' records are not mapped).
+// when it stops waiting, so a chain read twice with the same generations is a real cycle. Records
+// of PEs on other nodes are read through the transport.
 void check_cycle(const call_info& ci) {
     int chain[64];
     uint64_t gens[64];
     where_record w{};
     int pe = ci.agree_for, len = 0;
+    // This PE's own link first: the record it waits for may have come since it last looked (a
+    // member of another node's is read only now and then).
+    if (agreed_seq(pe, ci.team, ci.agree_seq) >= ci.agree_seq) return;
     for (; len < 64 && len < state.n_pes; ++len) {
-        if (!read_where(pe, &w) || !w.blocked || w.agree_for < 0 || !internal_base(w.agree_for)) return;
+        if (!read_where_any(pe, &w) || !w.blocked || w.agree_for < 0) return;
         // The link is real only while the record it waits for is missing.
-        const agree_record& r = team_slot_of(w.agree_for, w.agree_team)->agree[w.agree_seq % agree_depth];
-        if (__atomic_load_n(&r.seq, __ATOMIC_ACQUIRE) >= w.agree_seq) return;
+        if (agreed_seq(w.agree_for, w.agree_team, w.agree_seq) >= w.agree_seq) return;
         chain[len] = pe;
         gens[len] = w.gen;
         if (w.agree_for == state.my_pe) break;
@@ -270,11 +300,12 @@ void check_cycle(const call_info& ci) {
     if (len == 64 || len == state.n_pes) return;
     for (int i = 0; i <= len; ++i) {
         where_record again;
-        if (!read_where(chain[i], &again) || again.gen != gens[i]) return;
+        if (!read_where_any(chain[i], &again) || again.gen != gens[i]) return;
     }
+    if (agreed_seq(ci.agree_for, ci.team, ci.agree_seq) >= ci.agree_seq) return;
     claim_report_or_wait();
     where_record first;
-    read_where(ci.agree_for, &first);
+    read_where_any(ci.agree_for, &first);
     char detail[sizeof where_record::detail];
     describe(ci, detail, sizeof detail);
     print_and_exit(
@@ -456,6 +487,7 @@ void fetch_record(int pe, const agree_record& mine, uint64_t seq, call_info& ci,
 void agree_on_call(ishmem_team_t team, call_info& ci) {
     team_t& t = teams[team];
     if (t.size <= 1) return;
+    ci.team = team;  // (the team whose records a wait below is for: check_cycle reads them)
     const uint64_t seq = ++t.agreed_calls;
     agree_record& mine = team_slot_of(state.my_pe, team)->agree[seq % agree_depth];
     canonical(ci.routine, mine.routine, sizeof mine.routine);

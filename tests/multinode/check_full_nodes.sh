@@ -2,8 +2,9 @@
 # ISHMEM_CHECK=full over several nodes: a collective whose members on different nodes disagree
 # (nelems, root, element type, barrier against sync, team split arguments, the size of a malloc,
 # the block a free gets) ends the job with the message that names both PEs and both values, as on
-# one node, on 2 and 3 PEs each a node of its own (ISHMEM_NODE_SPLIT=pe under mpirun); a correct
-# program passes in full mode. Every run is under `timeout`. Exit 77 (skipped) without mpirun.
+# one node, and PEs that wait in collectives on different teams are reported as a cycle of waits,
+# on 2 and 3 PEs each a node of its own (ISHMEM_NODE_SPLIT=pe under mpirun); a correct program
+# passes in full mode. Every run is under `timeout`. Exit 77 (skipped) without mpirun.
 # usage: check_full_nodes.sh MPIRUN CHECKED
 set -u
 mpirun=$1 checked=$2
@@ -43,5 +44,9 @@ expect "malloc sizes, 2 nodes" nonzero 2 malloc_size \
   "ishmem: PE [01]: ishmem_malloc: the arguments are size (64|128) here but size (128|64) on PE [01] \(ISHMEM_CHECK=full\)"
 expect "freed blocks, 2 nodes" nonzero 2 free_other \
   "ishmem: PE [01]: ishmem_free: the arguments are ptr at heap offset [0-9]+ here but ptr at heap offset [0-9]+ on PE [01] \(ISHMEM_CHECK=full\)"
+for np in 2 3; do  # PE 1 in a sync on a team of PEs 0 and 1, the others in a barrier: a cycle of waits
+  expect "collectives on different teams, $np nodes" nonzero $np other_team \
+    "ishmem: PE [01]: ishmem_(barrier_all|team_sync): the PEs call different collectives: ishmem_(barrier_all|team_sync) \(team [0-9]+\) here, but PE [01] is in ishmem_(team_sync|barrier_all) \(team [0-9]+\) and waits for this PE \(ISHMEM_CHECK=full\)"
+done
 [ $fails = 0 ] && echo "check_full_nodes: all passed" || echo "check_full_nodes: $fails failed"
 exit $((fails > 0))
