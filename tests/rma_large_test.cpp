@@ -18,10 +18,7 @@ namespace {
 
 using ishmem_testing::patterns::wait_timeout_ms;
 
-int me() { return ishmem_my_pe(); }
-int npes() { return ishmem_n_pes(); }
-int right() { return (me() + 1) % npes(); }
-int left() { return (me() + npes() - 1) % npes(); }
+using ishmem_testing::patterns::world;
 
 // Not a multiple of any piece or chunk size, so that every transfer ends in a short piece.
 constexpr size_t block = (size_t{3} << 20) + 4093;
@@ -47,50 +44,51 @@ size_t first_wrong(const unsigned char* p, size_t n, int from, int round) {
 // to the others), overwriting its source as soon as each blocking put returns; then every PE gets
 // every other PE's block back from it, again all at once.
 TEST(RmaLarge, EveryPairBothWays) {
+    const world pes;
     const size_t slot = block + 2 * skew;
-    auto* heap = static_cast<unsigned char*>(ishmem_calloc(static_cast<size_t>(npes()), slot));
+    auto* heap = static_cast<unsigned char*>(ishmem_calloc(static_cast<size_t>(pes.n), slot));
     ASSERT_NE(heap, nullptr);
     std::vector<unsigned char> src(block);
-    std::vector<std::vector<unsigned char>> nbi_src(static_cast<size_t>(npes()));  // each until the quiet
+    std::vector<std::vector<unsigned char>> nbi_src(static_cast<size_t>(pes.n));  // each until the quiet
     for (int round = 0; round < 2; ++round) {
-        for (int k = 1; k < npes(); ++k) {
-            const int to = (me() + k) % npes();
-            unsigned char* dest = heap + static_cast<size_t>(me()) * slot + skew;
+        for (int k = 1; k < pes.n; ++k) {
+            const int to = (pes.me + k) % pes.n;
+            unsigned char* dest = heap + static_cast<size_t>(pes.me) * slot + skew;
             if ((k + round) % 2) {
-                fill(src, me(), round);
+                fill(src, pes.me, round);
                 ishmem_putmem(dest, src.data(), block, to);
                 std::memset(src.data(), 0xee, block);  // the source is free once a blocking put returns
             } else {
                 std::vector<unsigned char>& s = nbi_src[static_cast<size_t>(to)];
                 s.resize(block);
-                fill(s, me(), round);
+                fill(s, pes.me, round);
                 ishmem_putmem_nbi(dest, s.data(), block, to);
             }
         }
         ishmem_quiet();
         ishmem_barrier_all();
-        for (int from = 0; from < npes(); ++from) {
-            if (from == me()) continue;
+        for (int from = 0; from < pes.n; ++from) {
+            if (from == pes.me) continue;
             const unsigned char* got = heap + static_cast<size_t>(from) * slot + skew;
             ASSERT_EQ(first_wrong(got, block, from, round), block) << "block from PE " << from << ", round " << round;
         }
         // Each PE gets back what it put into every other PE (its own slot there), blocking and
         // _nbi, all PEs at once.
-        std::vector<std::vector<unsigned char>> back(static_cast<size_t>(npes()));
-        for (int k = 1; k < npes(); ++k) {
-            const int from = (me() + k) % npes();
+        std::vector<std::vector<unsigned char>> back(static_cast<size_t>(pes.n));
+        for (int k = 1; k < pes.n; ++k) {
+            const int from = (pes.me + k) % pes.n;
             back[static_cast<size_t>(from)].assign(block + 1, 0x5a);
-            const unsigned char* source = heap + static_cast<size_t>(me()) * slot + skew;
+            const unsigned char* source = heap + static_cast<size_t>(pes.me) * slot + skew;
             if (k % 2)
                 ishmem_getmem(back[static_cast<size_t>(from)].data(), source, block, from);
             else
                 ishmem_getmem_nbi(back[static_cast<size_t>(from)].data(), source, block, from);
         }
         ishmem_quiet();
-        for (int k = 1; k < npes(); ++k) {
-            const int from = (me() + k) % npes();
+        for (int k = 1; k < pes.n; ++k) {
+            const int from = (pes.me + k) % pes.n;
             const std::vector<unsigned char>& b = back[static_cast<size_t>(from)];
-            ASSERT_EQ(first_wrong(b.data(), block, me(), round), block) << "got back from PE " << from;
+            ASSERT_EQ(first_wrong(b.data(), block, pes.me, round), block) << "got back from PE " << from;
             ASSERT_EQ(b[block], 0x5a) << "a get wrote past its end";
         }
         ishmem_barrier_all();
@@ -102,6 +100,7 @@ TEST(RmaLarge, EveryPairBothWays) {
 // fence, and as one large put-with-signal. The neighbour must find every byte when it sees the
 // signal. Every PE is a sender and a receiver at once.
 TEST(RmaLarge, SignalAfterLargePuts) {
+    const world pes;
     constexpr int rounds = 3;
     const size_t big = block, small = 4093;
     auto* data = static_cast<unsigned char*>(ishmem_calloc(1, big + skew));
@@ -111,22 +110,22 @@ TEST(RmaLarge, SignalAfterLargePuts) {
     std::vector<unsigned char> src(big), small_src(small);
     for (int round = 1; round <= rounds; ++round) {
         const bool one_call = round == rounds;  // the last round: the data in the put-with-signal itself
-        fill(src, me(), round);
-        fill(small_src, me(), -round);
+        fill(src, pes.me, round);
+        fill(small_src, pes.me, -round);
         if (one_call) {
             ishmem_putmem_signal(data + skew, src.data(), big, sig, static_cast<uint64_t>(round), ISHMEM_SIGNAL_SET,
-                                 right());
+                                 pes.right);
         } else {
-            ishmem_putmem_nbi(data + skew, src.data(), big / 2, right());
-            ishmem_putmem(data + skew + big / 2, src.data() + big / 2, big - big / 2, right());
+            ishmem_putmem_nbi(data + skew, src.data(), big / 2, pes.right);
+            ishmem_putmem(data + skew + big / 2, src.data() + big / 2, big - big / 2, pes.right);
             ishmem_fence();
             ishmem_putmem_signal(tail, small_src.data(), small, sig, static_cast<uint64_t>(round), ISHMEM_SIGNAL_SET,
-                                 right());
+                                 pes.right);
         }
         ASSERT_TRUE(ishmem_testing::wait_for([&] { return ishmem_signal_fetch(sig) == static_cast<uint64_t>(round); },
                                              wait_timeout_ms, "the signal"));
-        ASSERT_EQ(first_wrong(data + skew, big, left(), round), big) << "round " << round;
-        if (!one_call) ASSERT_EQ(first_wrong(tail, small, left(), -round), small) << "round " << round;
+        ASSERT_EQ(first_wrong(data + skew, big, pes.left, round), big) << "round " << round;
+        if (!one_call) ASSERT_EQ(first_wrong(tail, small, pes.left, -round), small) << "round " << round;
         ishmem_quiet();        // (the nbi half's source)
         ishmem_barrier_all();  // every PE has checked before the next round overwrites
     }

@@ -18,10 +18,7 @@ namespace {
 
 using ishmem_testing::patterns::wait_timeout_ms;
 
-int me() { return ishmem_my_pe(); }
-int npes() { return ishmem_n_pes(); }
-int right() { return (me() + 1) % npes(); }
-int left() { return (me() + npes() - 1) % npes(); }
+using ishmem_testing::patterns::world;
 
 // Byte b of element i of what PE `from` sends in round `round`: never zero, so that an element
 // left unwritten shows.
@@ -30,35 +27,18 @@ unsigned char byte_of(int from, int round, size_t i, size_t b) {
         1 + (i * 31 + b * 7 + static_cast<size_t>(from) * 59 + static_cast<size_t>(round) * 13) % 251);
 }
 
-// The strided forms by element size: ishmem_iput8 ... ishmem_iput128 and their gets.
-void iput(size_t elem, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {
-    switch (elem) {
-        case 1:
-            return ishmem_iput8(dest, source, dst, sst, n, pe);
-        case 2:
-            return ishmem_iput16(dest, source, dst, sst, n, pe);
-        case 4:
-            return ishmem_iput32(dest, source, dst, sst, n, pe);
-        case 8:
-            return ishmem_iput64(dest, source, dst, sst, n, pe);
-        default:
-            return ishmem_iput128(dest, source, dst, sst, n, pe);
-    }
-}
+// The strided forms by element size (1, 2, 4, 8, 16 bytes): ishmem_iput8 ... ishmem_iput128 and
+// their gets, indexed by log2 of the size.
+using strided_fn = void (*)(void*, const void*, ptrdiff_t, ptrdiff_t, size_t, int);
+constexpr strided_fn iputs[] = {ishmem_iput8, ishmem_iput16, ishmem_iput32, ishmem_iput64, ishmem_iput128};
+constexpr strided_fn igets[] = {ishmem_iget8, ishmem_iget16, ishmem_iget32, ishmem_iget64, ishmem_iget128};
+size_t log2_of(size_t elem) { return static_cast<size_t>(__builtin_ctzll(elem)); }
 
+void iput(size_t elem, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {
+    iputs[log2_of(elem)](dest, source, dst, sst, n, pe);
+}
 void iget(size_t elem, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {
-    switch (elem) {
-        case 1:
-            return ishmem_iget8(dest, source, dst, sst, n, pe);
-        case 2:
-            return ishmem_iget16(dest, source, dst, sst, n, pe);
-        case 4:
-            return ishmem_iget32(dest, source, dst, sst, n, pe);
-        case 8:
-            return ishmem_iget64(dest, source, dst, sst, n, pe);
-        default:
-            return ishmem_iget128(dest, source, dst, sst, n, pe);
-    }
+    igets[log2_of(elem)](dest, source, dst, sst, n, pe);
 }
 
 constexpr size_t sizes[] = {1, 2, 4, 8, 16};
@@ -89,40 +69,41 @@ size_t first_wrong(const unsigned char* p, size_t elem, size_t stride, size_t n,
 // overwriting its source as soon as each put returns; then every PE gets its slot back from every
 // other PE (source stride 3, dest stride 2), all at once.
 TEST(RmaStrided, ManyElementsEveryPairEverySize) {
+    const world pes;
     for (size_t elem : sizes) {
         const size_t n = count_of(elem), dst = 3, sst = 2;
         const size_t slot = n * dst * elem;
-        auto* heap = static_cast<unsigned char*>(ishmem_calloc(static_cast<size_t>(npes()), slot));
+        auto* heap = static_cast<unsigned char*>(ishmem_calloc(static_cast<size_t>(pes.n), slot));
         ASSERT_NE(heap, nullptr);
         std::vector<unsigned char> src(n * sst * elem);
-        for (int k = 1; k < npes(); ++k) {
-            const int to = (me() + k) % npes();
+        for (int k = 1; k < pes.n; ++k) {
+            const int to = (pes.me + k) % pes.n;
             for (size_t i = 0; i < n; ++i)
-                for (size_t b = 0; b < elem; ++b) src[i * sst * elem + b] = byte_of(me(), 0, i, b);
-            iput(elem, heap + static_cast<size_t>(me()) * slot, src.data(), dst, sst, n, to);
+                for (size_t b = 0; b < elem; ++b) src[i * sst * elem + b] = byte_of(pes.me, 0, i, b);
+            iput(elem, heap + static_cast<size_t>(pes.me) * slot, src.data(), dst, sst, n, to);
             std::memset(src.data(), 0xee, src.size());  // the source is free once a blocking put returns
         }
         ishmem_quiet();
         ishmem_barrier_all();
-        for (int from = 0; from < npes(); ++from) {
-            if (from == me()) continue;
+        for (int from = 0; from < pes.n; ++from) {
+            if (from == pes.me) continue;
             const char* what = "";
             ASSERT_EQ(first_wrong(heap + static_cast<size_t>(from) * slot, elem, dst, n, from, 0, &what), n)
                 << what << ", " << elem << "-byte elements from PE " << from;
         }
-        std::vector<std::vector<unsigned char>> back(static_cast<size_t>(npes()));
-        for (int k = 1; k < npes(); ++k) {
-            const int from = (me() + k) % npes();
+        std::vector<std::vector<unsigned char>> back(static_cast<size_t>(pes.n));
+        for (int k = 1; k < pes.n; ++k) {
+            const int from = (pes.me + k) % pes.n;
             std::vector<unsigned char>& b = back[static_cast<size_t>(from)];
             b.assign(n * sst * elem + 1, 0);
             b.back() = 0x5a;
-            iget(elem, b.data(), heap + static_cast<size_t>(me()) * slot, sst, dst, n, from);
+            iget(elem, b.data(), heap + static_cast<size_t>(pes.me) * slot, sst, dst, n, from);
         }
-        for (int k = 1; k < npes(); ++k) {
-            const int from = (me() + k) % npes();
+        for (int k = 1; k < pes.n; ++k) {
+            const int from = (pes.me + k) % pes.n;
             const std::vector<unsigned char>& b = back[static_cast<size_t>(from)];
             const char* what = "";
-            ASSERT_EQ(first_wrong(b.data(), elem, sst, n, me(), 0, &what), n)
+            ASSERT_EQ(first_wrong(b.data(), elem, sst, n, pes.me, 0, &what), n)
                 << what << ", " << elem << "-byte elements got back from PE " << from;
             ASSERT_EQ(b.back(), 0x5a) << "a strided get wrote past its end";
         }
@@ -135,7 +116,8 @@ TEST(RmaStrided, ManyElementsEveryPairEverySize) {
 // neighbour sees the signal, every element of every size is in place. Every PE sends and receives
 // at once.
 TEST(RmaStrided, FenceThenSignal) {
-    if (npes() < 2) GTEST_SKIP() << "needs a neighbour";
+    const world pes;
+    if (pes.n < 2) GTEST_SKIP() << "needs a neighbour";
     constexpr int rounds = 3;
     const size_t dst = 2;
     size_t total = 0;
@@ -150,21 +132,21 @@ TEST(RmaStrided, FenceThenSignal) {
             const size_t n = count_of(elem);
             std::vector<unsigned char> src(n * elem);
             for (size_t i = 0; i < n; ++i)
-                for (size_t b = 0; b < elem; ++b) src[i * elem + b] = byte_of(me(), round, i, b);
-            iput(elem, data + at, src.data(), dst, 1, n, right());
+                for (size_t b = 0; b < elem; ++b) src[i * elem + b] = byte_of(pes.me, round, i, b);
+            iput(elem, data + at, src.data(), dst, 1, n, pes.right);
             at += span_of(elem, dst);
         }
         ishmem_fence();
-        const uint64_t w = static_cast<uint64_t>(round) * 1000 + static_cast<uint64_t>(me());
-        ishmem_putmem_signal(word, &w, sizeof w, sig, static_cast<uint64_t>(round), ISHMEM_SIGNAL_SET, right());
+        const uint64_t w = static_cast<uint64_t>(round) * 1000 + static_cast<uint64_t>(pes.me);
+        ishmem_putmem_signal(word, &w, sizeof w, sig, static_cast<uint64_t>(round), ISHMEM_SIGNAL_SET, pes.right);
         ASSERT_TRUE(ishmem_testing::wait_for([&] { return ishmem_signal_fetch(sig) == static_cast<uint64_t>(round); },
                                              wait_timeout_ms, "the signal"));
-        EXPECT_EQ(*word, static_cast<uint64_t>(round) * 1000 + static_cast<uint64_t>(left()));
+        EXPECT_EQ(*word, static_cast<uint64_t>(round) * 1000 + static_cast<uint64_t>(pes.left));
         at = 0;
         for (size_t elem : sizes) {
             const size_t n = count_of(elem);
             const char* what = "";
-            ASSERT_EQ(first_wrong(data + at, elem, dst, n, left(), round, &what), n)
+            ASSERT_EQ(first_wrong(data + at, elem, dst, n, pes.left, round, &what), n)
                 << what << ", " << elem << "-byte elements, round " << round;
             at += span_of(elem, dst);
         }
@@ -179,7 +161,8 @@ TEST(RmaStrided, FenceThenSignal) {
 // ten times over the same memory: every element checked each time. (bench_rma measures their
 // speed: its ibput and ibget rows.)
 TEST(RmaStrided, RepeatedToTheSameMemory) {
-    if (npes() < 2) GTEST_SKIP() << "needs a neighbour";
+    const world pes;
+    if (pes.n < 2) GTEST_SKIP() << "needs a neighbour";
     constexpr size_t n = 4096, stride = 2;
     constexpr int reps = 10;
     auto* heap = static_cast<uint64_t*>(ishmem_calloc(n * stride, sizeof(uint64_t)));
@@ -187,17 +170,17 @@ TEST(RmaStrided, RepeatedToTheSameMemory) {
     std::vector<uint64_t> src(n * stride), got(n * stride);
     ishmem_barrier_all();
     for (int r = 0; r < reps; ++r) {
-        for (size_t i = 0; i < n; ++i) src[i * stride] = i * 3 + static_cast<uint64_t>(me() + 7 * r);
+        for (size_t i = 0; i < n; ++i) src[i * stride] = i * 3 + static_cast<uint64_t>(pes.me + 7 * r);
         ishmem_barrier_all();  // the right neighbour has checked the previous round
-        ishmem_iput64(heap, src.data(), stride, stride, n, right());
+        ishmem_iput64(heap, src.data(), stride, stride, n, pes.right);
         ishmem_quiet();
-        ishmem_iget64(got.data(), heap, stride, stride, n, right());
+        ishmem_iget64(got.data(), heap, stride, stride, n, pes.right);
         for (size_t i = 0; i < n; ++i)
-            ASSERT_EQ(got[i * stride], i * 3 + static_cast<uint64_t>(me() + 7 * r))
+            ASSERT_EQ(got[i * stride], i * 3 + static_cast<uint64_t>(pes.me + 7 * r))
                 << "element " << i << ", round " << r;
         ishmem_barrier_all();
         for (size_t i = 0; i < n; ++i)
-            ASSERT_EQ(heap[i * stride], i * 3 + static_cast<uint64_t>(left() + 7 * r))
+            ASSERT_EQ(heap[i * stride], i * 3 + static_cast<uint64_t>(pes.left + 7 * r))
                 << "element " << i << ", round " << r;
     }
     ishmem_barrier_all();
@@ -210,7 +193,8 @@ TEST(RmaStrided, RepeatedToTheSameMemory) {
 // Then a fence and a put-with-signal, after which the neighbour finds every block in place and
 // every gap untouched; then each PE gets the blocks it put back, packed.
 TEST(RmaStrided, LargeBlocksThenSignal) {
-    if (npes() < 2) GTEST_SKIP() << "needs a neighbour";
+    const world pes;
+    if (pes.n < 2) GTEST_SKIP() << "needs a neighbour";
     constexpr size_t bsize = 3, nblocks = 200000, dst = 4, sst = 5;
     auto value = [](int from, size_t b, size_t j) {
         return static_cast<uint64_t>(from) * 1000000007ull + b * bsize + j + 1;  // never 0
@@ -221,25 +205,25 @@ TEST(RmaStrided, LargeBlocksThenSignal) {
     ASSERT_TRUE(heap && word && sig);
     std::vector<uint64_t> src(nblocks * sst);
     for (size_t b = 0; b < nblocks; ++b)
-        for (size_t j = 0; j < bsize; ++j) src[b * sst + j] = value(me(), b, j);
+        for (size_t j = 0; j < bsize; ++j) src[b * sst + j] = value(pes.me, b, j);
     ishmem_barrier_all();
-    ishmemx_uint64_ibput(heap, src.data(), dst, sst, bsize, nblocks, right());
+    ishmemx_uint64_ibput(heap, src.data(), dst, sst, bsize, nblocks, pes.right);
     ishmem_fence();
     const uint64_t w = 77;
-    ishmem_putmem_signal(word, &w, sizeof w, sig, 1, ISHMEM_SIGNAL_SET, right());
+    ishmem_putmem_signal(word, &w, sizeof w, sig, 1, ISHMEM_SIGNAL_SET, pes.right);
     ASSERT_TRUE(ishmem_testing::wait_for([&] { return ishmem_signal_fetch(sig) == 1; }, wait_timeout_ms, "the signal"));
     EXPECT_EQ(*word, w);
     for (size_t b = 0; b < nblocks; ++b) {
         for (size_t j = 0; j < bsize; ++j)
-            ASSERT_EQ(heap[b * dst + j], value(left(), b, j)) << "block " << b << ", element " << j;
+            ASSERT_EQ(heap[b * dst + j], value(pes.left, b, j)) << "block " << b << ", element " << j;
         ASSERT_EQ(heap[b * dst + bsize], 0u) << "the gap after block " << b;
     }
     ishmem_barrier_all();
     std::vector<uint64_t> back(nblocks * bsize);
-    ishmemx_uint64_ibget(back.data(), heap, bsize, dst, bsize, nblocks, right());
+    ishmemx_uint64_ibget(back.data(), heap, bsize, dst, bsize, nblocks, pes.right);
     for (size_t b = 0; b < nblocks; ++b)
         for (size_t j = 0; j < bsize; ++j)
-            ASSERT_EQ(back[b * bsize + j], value(me(), b, j)) << "got back: block " << b << ", element " << j;
+            ASSERT_EQ(back[b * bsize + j], value(pes.me, b, j)) << "got back: block " << b << ", element " << j;
     ishmem_barrier_all();
     ishmem_free(sig);
     ishmem_free(word);

@@ -121,56 +121,40 @@ void mpi_transport::put_messages(const target& t, const void* source, size_t byt
     }
 }
 
-// One am_put_whole request per chunk (the whole put from the caller's source; a chunk of the
-// origin's staging otherwise), then its pieces. A blocking put from the caller's source waits for
-// its pieces to leave anyway, which needs the target to take them: its request is answered once
-// they are in place, and the put is complete when it returns (a quiet after it has nothing to wait
-// for). The others are posted (post()), and quiet completes them like every post: the target
-// answers the load that follows them only after their last piece is in place.
+// One am_put_whole request, then its pieces, from the caller's source. A blocking put waits for its
+// pieces to leave anyway, which needs the target to take them: its request is answered once they
+// are in place, and the put is complete when it returns (a quiet after it has nothing to wait for).
+// An nbi one is posted (post()), and quiet completes it like every post: the target answers the
+// load that follows it only after its last piece is in place. Where the origin stages (a GPU heap)
+// it is a staged strided put of 1-byte elements (put_strided_whole), posted either way.
 void mpi_transport::put_whole(const target& t, const void* source, size_t bytes, int pe, bool nbi) {
-    const bool staged = stage_at_origin();
-    std::unique_lock<std::mutex> own_stage;
-    if (staged) own_stage = std::unique_lock<std::mutex>(origin_stage_mu_);
-    const bool answered = !staged && !nbi;
-    std::vector<MPI_Request> mine;  // an answered put's answer, request and pieces
+    if (stage_at_origin()) return put_strided_whole(t, 1, static_cast<const char*>(source), 1, 1, bytes, pe);
+    std::vector<MPI_Request> mine;  // a blocking put's answer, request and pieces
     uint64_t answer = 0;
-    const size_t chunk = staged ? am_chunk : bytes;
-    for (size_t off = 0, c = 0; off < bytes; off += chunk, ++c) {
-        const size_t n = std::min(chunk, bytes - off);
-        const char* from = static_cast<const char*>(source) + off;
-        std::vector<MPI_Request>* rq = answered ? &mine : &data_sends_;
-        if (staged) {  // into the half of the staging that the chunk before last used, once it is sent
-            std::vector<MPI_Request>& half = origin_rq_[c % 2];
-            wait_serving(half, pe);
-            half.clear();
-            char* stage = origin_stage(static_cast<int>(c % 2));
-            copy_heap(stage, from, n);
-            from = stage;
-            rq = &half;
+    std::vector<MPI_Request>* rq = nbi ? &data_sends_ : &mine;
+    am_request r = request(op_load, heap_lo_, 8, 0, 0);  // (the answered form's reply tag)
+    r.op = am_put_whole;
+    r.region = t.region;
+    r.disp = static_cast<uint64_t>(t.disp);
+    r.value = bytes;
+    r.cond = static_cast<uint64_t>(data_tag());  // the pieces' tag
+    if (nbi) post(r, nullptr, pe);
+    {
+        std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
+        if (!nbi) {
+            mine.resize(2);
+            send_fetching(r, &answer, pe, mine.data());
         }
-        am_request r = request(op_load, heap_lo_, 8, 0, 0);  // (the answered form's reply tag)
-        r.op = am_put_whole;
-        r.region = t.region;
-        r.disp = static_cast<uint64_t>(t.disp) + off;
-        r.value = n;
-        r.cond = static_cast<uint64_t>(data_tag());  // the pieces' tag
-        if (!answered) post(r, nullptr, pe);
-        {
-            std::lock_guard<mpi::mpi_lock> in_mpi(mpi_lock_);
-            if (answered) {
-                mine.resize(2);
-                send_fetching(r, &answer, pe, mine.data());
-            }
-            for (size_t k = 0; k < pieces(n); ++k) {
-                MPI_Request q;
-                check(MPI_Isend(from + k * am_piece_max, static_cast<int>(piece_bytes(n, k)), MPI_BYTE, pe,
-                                static_cast<int>(r.cond), am_comm_, &q),
-                      "MPI_Isend", pe);
-                rq->push_back(q);
-            }
+        for (size_t k = 0; k < pieces(bytes); ++k) {
+            MPI_Request q;
+            check(
+                MPI_Isend(static_cast<const char*>(source) + k * am_piece_max, static_cast<int>(piece_bytes(bytes, k)),
+                          MPI_BYTE, pe, static_cast<int>(r.cond), am_comm_, &q),
+                "MPI_Isend", pe);
+            rq->push_back(q);
         }
-        if (answered) wait_serving(mine, pe);  // (one chunk: r lives until its send is done)
     }
+    if (!nbi) wait_serving(mine, pe);  // (r lives until its send is done)
 }
 
 // Per chunk (the whole get into dest; a chunk of the origin's staging otherwise): a receive posted
@@ -263,8 +247,9 @@ void mpi_transport::put_strided_packed(const target& t, ptrdiff_t dstride, const
 
 // Per chunk of the origin's staging (whole pieces of whole elements): the elements packed into a
 // half of it once the chunk before last has left from there, one posted am_put_whole_strided, then
-// its pieces, as a staged large put goes. The put returns with the source free; the target lands
-// the chunk before it serves the PE's next request, and quiet completes it like every post.
+// its pieces. The put returns with the source free; the target lands the chunk before it serves
+// the PE's next request, and quiet completes it like every post. (A staged contiguous put is one
+// of 1-byte elements, which both ends copy as one block: copy_heap_strided.)
 void mpi_transport::put_strided_whole(const target& t, ptrdiff_t dstride, const char* source, ptrdiff_t sstride,
                                       size_t elem, size_t count, int pe) {
     std::lock_guard<std::mutex> own_stage(origin_stage_mu_);

@@ -462,15 +462,12 @@ void watch_test(const call_info& ci, bool satisfied) {
 // The wait cannot hang for good: PEs that call collectives in different orders on one team meet
 // at the same seq and see the mismatch; PEs blocked on different teams form a cycle of waits,
 // which check_cycle finds; a member that is simply late is waited for, like the collective would.
-// A member of another node's record of call seq, read through the transport from the same offset
-// of its internal region as `mine` of this PE's (its records are not mapped here), polled until it
-// is there. It cannot be overwritten meanwhile: the member waits for this PE's record of the next
-// call before it writes this entry again.
-void fetch_record(int pe, const agree_record& mine, uint64_t seq, call_info& ci, agree_record* out) {
-    uint64_t at = 0;
-    for (backoff b;; b.pause()) {
-        remote->get(&at, &mine.seq, sizeof at, pe, false);
-        if (at >= seq) break;
+// A member of another node's record of call seq on team, read through the transport (agreed_seq:
+// the same offset of its internal region as this PE's), polled until it is there. It cannot be
+// overwritten meanwhile: the member waits for this PE's record of the next call before it writes
+// this entry again.
+void fetch_record(int pe, ishmem_team_t team, uint64_t seq, call_info& ci, agree_record* out) {
+    for (backoff b; agreed_seq(pe, team, seq) < seq; b.pause()) {
         if (ci.agree_for != pe) {  // (the hang report names the member waited for)
             ci.agree_for = pe;
             ci.agree_seq = seq;
@@ -481,7 +478,7 @@ void fetch_record(int pe, const agree_record& mine, uint64_t seq, call_info& ci,
         ci.agree_for = -1;
         if (ci.published) publish(ci);
     }
-    remote->get(out, &mine, sizeof *out, pe, false);
+    remote->get(out, &team_slot_of(state.my_pe, team)->agree[seq % agree_depth], sizeof *out, pe, false);
 }
 
 void agree_on_call(ishmem_team_t team, call_info& ci) {
@@ -504,7 +501,7 @@ void agree_on_call(ishmem_team_t team, call_info& ci) {
         if (j == t.my_index) continue;
         const agree_record* read = &fetched;
         if (!internal_base(pe)) {
-            fetch_record(pe, mine, seq, ci, &fetched);
+            fetch_record(pe, team, seq, ci, &fetched);
         } else {
             read = &team_slot_of(pe, team)->agree[seq % agree_depth];
             if (__atomic_load_n(&read->seq, __ATOMIC_ACQUIRE) < seq) {

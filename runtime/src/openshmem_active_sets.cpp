@@ -78,19 +78,9 @@ void set_barrier(const active_set& s, long* pSync, bool complete) {
 
 // The world team's reduction with operator o (one that op_allowed allows for T).
 template <class T> void reduce_on_world(int o, T* dest, const T* source, size_t n, const char* routine) {
-    auto run = [&](auto op) {
+    with_op<T>(o, [&](auto op) {
         coll::reduce<decltype(op)::value>(coll::alone{}, ISHMEM_TEAM_WORLD, dest, source, n, routine);
-    };
-    using coll::op_and, coll::op_or, coll::op_xor, coll::op_max, coll::op_min, coll::op_sum, coll::op_prod;
-    if constexpr (std::is_integral_v<T>) {
-        if (o == o_and) return run(std::integral_constant<int, op_and>{});
-        if (o == o_or) return run(std::integral_constant<int, op_or>{});
-        if (o == o_xor) return run(std::integral_constant<int, op_xor>{});
-    }
-    if (o == o_max) return run(std::integral_constant<int, op_max>{});
-    if (o == o_min) return run(std::integral_constant<int, op_min>{});
-    if (o == o_sum) return run(std::integral_constant<int, op_sum>{});
-    if (o == o_prod) return run(std::integral_constant<int, op_prod>{});
+    });
 }
 
 size_t bytes_of(const char* routine, const char* param, size_t count, size_t size) {

@@ -35,24 +35,29 @@ inline const char* op_name(int o) {
 template <class T> constexpr bool is_complex = false;
 template <class T> constexpr bool is_complex<std::complex<T>> = true;
 
+// Calls f(std::integral_constant<int, coll::op_...>) for operator o, if op_defined allows it for T
+// (nothing otherwise).
+template <class T, class F> void with_op(int o, F&& f) {
+    using coll::op_and, coll::op_or, coll::op_xor, coll::op_max, coll::op_min, coll::op_sum, coll::op_prod;
+    if constexpr (std::is_integral_v<T>) {
+        if (o == o_and) return f(std::integral_constant<int, op_and>{});
+        if (o == o_or) return f(std::integral_constant<int, op_or>{});
+        if (o == o_xor) return f(std::integral_constant<int, op_xor>{});
+    }
+    if constexpr (!is_complex<T>) {
+        if (o == o_max) return f(std::integral_constant<int, op_max>{});
+        if (o == o_min) return f(std::integral_constant<int, op_min>{});
+    }
+    if (o == o_sum) return f(std::integral_constant<int, op_sum>{});
+    if (o == o_prod) return f(std::integral_constant<int, op_prod>{});
+}
+
 // acc[i] = acc[i] o in[i] for i < n, with the library's operators (coll::combine); o must be one
 // that op_defined allows for T (the others do nothing).
 template <class T> void combine(int o, T* acc, const T* in, size_t n) {
-    auto each = [&](auto op) {
+    with_op<T>(o, [&](auto op) {
         for (size_t i = 0; i < n; ++i) acc[i] = coll::combine<decltype(op)::value>(acc[i], in[i]);
-    };
-    using coll::op_and, coll::op_or, coll::op_xor, coll::op_max, coll::op_min, coll::op_sum, coll::op_prod;
-    if constexpr (std::is_integral_v<T>) {
-        if (o == o_and) return each(std::integral_constant<int, op_and>{});
-        if (o == o_or) return each(std::integral_constant<int, op_or>{});
-        if (o == o_xor) return each(std::integral_constant<int, op_xor>{});
-    }
-    if constexpr (!is_complex<T>) {
-        if (o == o_max) return each(std::integral_constant<int, op_max>{});
-        if (o == o_min) return each(std::integral_constant<int, op_min>{});
-    }
-    if (o == o_sum) return each(std::integral_constant<int, op_sum>{});
-    if (o == o_prod) return each(std::integral_constant<int, op_prod>{});
+    });
 }
 
 // Calls f(T{}) with the C++ type of element e.
