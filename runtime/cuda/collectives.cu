@@ -10,42 +10,10 @@
 // slower per call.) That takes the launch off the time between two calls in a row: a kernel
 // boundary costs about 1 us less this way (docs/guide/tuning.rst).
 #include <atomic>
-#include <type_traits>
 
-#include "../src/config.h"
-#include "cuda_call.h"
-#include "ishmem/impl/all.h"  // with the device half (ishmem/cuda/device.cuh) under nvcc
+#include "coll_launch.cuh"
 
-namespace ishmemi::gpu {
-
-namespace {
-
-namespace cg = cooperative_groups;
-namespace dc = ishmemi::dev::coll;
-
-const char* const routine = "ishmem (collective on GPU memory)";
-constexpr unsigned block_threads = 256;  // a grid's blocks: one such block per SM is always co-resident
-constexpr unsigned lone_block_threads = tuning::gpu_lone_block_threads.value;  // the one block of a small call
-template <bool Grid> constexpr unsigned threads_per_block = Grid ? block_threads : lone_block_threads;
-
-// The group of a library kernel: the whole grid of a cooperative launch, or the one block of an
-// ordinary launch (small calls: no cooperative launch, and block syncs instead of grid syncs).
-template <bool Grid> __device__ inline auto kernel_group() {
-    if constexpr (Grid)
-        return dc::kernel_grid{cg::this_grid()};
-    else
-        return cg::this_thread_block();
-}
-
-// The first thing each library kernel does. It lets the next kernel of the stream launch now (a
-// programmatic dependent launch, if it is one), then waits until the stream's earlier work has ended
-// and its writes are visible. Both are no-ops in a kernel launched without the attribute.
-__device__ inline void earlier_work_done() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
+namespace ishmemi::gpu::launching {
 
 template <bool Grid> __global__ void __launch_bounds__(threads_per_block<Grid>)
     bytes_kernel(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) {
@@ -72,14 +40,7 @@ __global__ void barrier_kernel(int team) {
     ishmemi::dev::team_barrier(*ishmemi::dev::find_team(team), team);
 }
 
-template <int Op, int Scan, class T, bool Grid> __global__ void __launch_bounds__(threads_per_block<Grid>)
-    combine_kernel(int team, T* dest, const T* source, size_t nelems) {
-    earlier_work_done();
-    dc::combine_chunks<Op, Scan>(kernel_group<Grid>(), team, dest, source, nelems,
-                                 Scan == dc::no_scan     ? "ishmem_reduce"
-                                 : Scan == dc::inclusive ? "ishmem_sum_inscan"
-                                                         : "ishmem_sum_exscan");
-}
+namespace {
 
 // Streams for the host-called forms, one per calling thread in turn: a collective kernel waits for
 // the other PEs, so it must not queue behind another thread's collective on another team.
@@ -94,6 +55,11 @@ cudaStream_t my_stream() {
     return mine;
 }
 
+const kernel_pair bytes_kernels{reinterpret_cast<const void*>(&bytes_kernel<true>),
+                                reinterpret_cast<const void*>(&bytes_kernel<false>)};
+
+}  // namespace
+
 // One block per `per_block` bytes that a PE moves (ISHMEM_GPU_COLL_BLOCK_BYTES, or
 // ISHMEM_GPU_REDUCE_BLOCK_BYTES for reductions and scans: they load from peers, and a load waits
 // for its answer, so they need more threads in flight than stores), up to one per SM.
@@ -102,39 +68,24 @@ unsigned blocks_for(size_t bytes, size_t per_block) {
     return static_cast<unsigned>(b < 1 ? 1 : b > static_cast<size_t>(sm_count) ? sm_count : b);
 }
 
-// Calls that go through the ring (ishmem/cuda/coll/ring.cuh, through_ring) run as one block: the
-// device code decides by size alone, and a grid would not take the ring.
+// The device code decides by size alone whether a call takes the ring, and a grid would not.
 bool through_ring(size_t received) { return received <= config.gpu_stage_bytes; }
 
-// A team with members on other nodes takes the device code's path by puts and team barriers
-// (ishmem/cuda/coll/nodes.cuh) in one block: its speed is the transport's, and one block is the
-// group that path serves best (its leader posts, and only the members of this node take stores).
+// Such a team's path runs in one block: its speed is the transport's, and one block is the group
+// that path serves best (its leader posts, and only the members of this node take stores).
 bool over_nodes(int team) {
     const team_t* t = find_team(team);
     return t != nullptr && t->spans_nodes;
 }
 
-// Calls that go through the medium stage instead (ishmem/cuda/coll/medium.cuh, via_medium; the ring
-// ruled out first) run one block per part with data: each block handles its part alone, without
-// grid syncs. n: the team's size; all_send: every member sends its block to every member.
+// (The ring ruled out first.) Each block handles its part alone, without grid syncs.
 bool through_medium(int team, size_t n, size_t limit, bool all_send, size_t block_bytes) {
     return n > 0 && n <= cuda::gpu_sync_slot::max_members &&
            cuda::medium_takes(team, static_cast<unsigned>(limit), all_send ? n : 1, block_bytes);
 }
 unsigned medium_blocks(size_t block_bytes) { return cuda::medium_parts_with_data(block_bytes, config.gpu_medium_part); }
 
-// A library kernel in its two forms: the whole grid of a cooperative launch, or one block.
-struct kernel_pair {
-    const void* grid;
-    const void* block;
-};
-
-// How a call runs: one block (the block form), a block per part of the stage (the grid form
-// without grid syncs: an ordinary launch), or a cooperative grid.
-enum class shape { one_block, parts, grid };
-
-// threads: per block, 0 for the shape's own.
-void launch(kernel_pair k, shape how, unsigned blocks, void** args, CUstream_st* s, unsigned threads = 0) {
+void launch(kernel_pair k, shape how, unsigned blocks, void** args, CUstream_st* s, unsigned threads) {
     cuda::ensure_device();
     cudaStream_t stream = s ? s : my_stream();
     if (blocks <= 1) how = shape::one_block;
@@ -159,59 +110,59 @@ void launch(kernel_pair k, shape how, unsigned blocks, void** args, CUstream_st*
     if (!s) cuda::check(cudaStreamSynchronize(stream), routine, "a collective kernel");
 }
 
-const kernel_pair bytes_kernels{reinterpret_cast<const void*>(&bytes_kernel<true>),
-                                reinterpret_cast<const void*>(&bytes_kernel<false>)};
-
-template <int Op, int Scan, class T> kernel_pair combine_pair() {
-    return {reinterpret_cast<const void*>(&combine_kernel<Op, Scan, T, true>),
-            reinterpret_cast<const void*>(&combine_kernel<Op, Scan, T, false>)};
-}
-
-template <class T> kernel_pair combine_kernel_for(int op, int scan) {
-    if (scan == dc::inclusive) return combine_pair<dc::op_sum, dc::inclusive, T>();
-    if (scan == dc::exclusive) return combine_pair<dc::op_sum, dc::exclusive, T>();
-    switch (op) {
-        case dc::op_max:
-            return combine_pair<dc::op_max, dc::no_scan, T>();
-        case dc::op_min:
-            return combine_pair<dc::op_min, dc::no_scan, T>();
-        case dc::op_sum:
-            return combine_pair<dc::op_sum, dc::no_scan, T>();
-        case dc::op_prod:
-            return combine_pair<dc::op_prod, dc::no_scan, T>();
-        default:
-            break;
+// Every element type a reduction takes, in one list for the dispatch and for the loading at init.
+template <class F> void for_elem(elem_kind type, F&& f) {
+    switch (type) {
+        case elem_i8:
+            return f(int8_t{});
+        case elem_i16:
+            return f(int16_t{});
+        case elem_i32:
+            return f(int32_t{});
+        case elem_i64:
+            return f(int64_t{});
+        case elem_u8:
+            return f(uint8_t{});
+        case elem_u16:
+            return f(uint16_t{});
+        case elem_u32:
+            return f(uint32_t{});
+        case elem_u64:
+            return f(uint64_t{});
+        case elem_f32:
+            return f(float{});
+        case elem_f64:
+            return f(double{});
     }
-    if constexpr (std::is_integral_v<T>) {
-        switch (op) {
-            case dc::op_and:
-                return combine_pair<dc::op_and, dc::no_scan, T>();
-            case dc::op_or:
-                return combine_pair<dc::op_or, dc::no_scan, T>();
-            case dc::op_xor:
-                return combine_pair<dc::op_xor, dc::no_scan, T>();
-            default:
-                break;
-        }
-    }
-    fatal(routine, "no reduction %d for this element type", op);
+    fatal(routine, "unknown element type %d", static_cast<int>(type));
 }
 
-template <class T>
-void combine(int op, int scan, int team, void* dest, const void* source, size_t nelems, CUstream_st* s) {
-    T* d = static_cast<T*>(dest);
-    const T* src = static_cast<const T*>(source);
-    void* args[] = {&team, &d, &src, &nelems};
-    const size_t bytes = nelems * sizeof(T), n = static_cast<size_t>(team_size_or_zero(team));
-    if (over_nodes(team) || through_ring(bytes * n))
-        launch(combine_kernel_for<T>(op, scan), shape::one_block, 1, args, s);
-    else if (through_medium(team, n, config.gpu_medium_reduce_bytes, true, bytes))
-        launch(combine_kernel_for<T>(op, scan), shape::parts, medium_blocks(bytes), args, s);
-    else
-        launch(combine_kernel_for<T>(op, scan), shape::grid, blocks_for(bytes, config.gpu_reduce_block_bytes), args, s);
+void init() {
+    int major = 0;
+    cuda::check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, cuda::device()), routine,
+                "cudaDeviceGetAttribute");
+    early_launch = major >= 9 && config.gpu_early_launch;
+    static bool made = false;  // once per process: a later ishmem_init reuses the streams
+    if (made) return;
+    made = true;
+    for (cudaStream_t& s : streams)
+        cuda::check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), routine, "cudaStreamCreateWithFlags");
+    cuda::check(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, cuda::device()), routine,
+                "cudaDeviceGetAttribute");
+
+    // Load the kernels now, not first inside a queue task (see host_ops_init).
+    cudaFuncAttributes a;
+    for (const void* k : {bytes_kernels.grid, bytes_kernels.block, reinterpret_cast<const void*>(&barrier_kernel)})
+        cuda::check(cudaFuncGetAttributes(&a, k), routine, "loading the library's kernels");
+    for (int e = elem_i8; e <= elem_f64; ++e)
+        for_elem(static_cast<elem_kind>(e), [](auto elem) { load_combine_kernels<decltype(elem)>(); });
 }
 
-}  // namespace
+}  // namespace ishmemi::gpu::launching
+
+namespace ishmemi::gpu {
+
+using namespace launching;
 
 void collective(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root, CUstream_st* s) {
     const size_t n = static_cast<size_t>(team_size_or_zero(team));
@@ -239,64 +190,11 @@ void barrier(int team, CUstream_st* s) {
 
 void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source, size_t nelems,
                CUstream_st* s) {
-    switch (type) {
-        case elem_i8:
-            return combine<int8_t>(op, scan, team, dest, source, nelems, s);
-        case elem_i16:
-            return combine<int16_t>(op, scan, team, dest, source, nelems, s);
-        case elem_i32:
-            return combine<int32_t>(op, scan, team, dest, source, nelems, s);
-        case elem_i64:
-            return combine<int64_t>(op, scan, team, dest, source, nelems, s);
-        case elem_u8:
-            return combine<uint8_t>(op, scan, team, dest, source, nelems, s);
-        case elem_u16:
-            return combine<uint16_t>(op, scan, team, dest, source, nelems, s);
-        case elem_u32:
-            return combine<uint32_t>(op, scan, team, dest, source, nelems, s);
-        case elem_u64:
-            return combine<uint64_t>(op, scan, team, dest, source, nelems, s);
-        case elem_f32:
-            return combine<float>(op, scan, team, dest, source, nelems, s);
-        case elem_f64:
-            return combine<double>(op, scan, team, dest, source, nelems, s);
-    }
-    fatal(routine, "unknown element type %d", static_cast<int>(type));
+    for_elem(type, [&](auto elem) { combine<decltype(elem)>(op, scan, team, dest, source, nelems, s); });
 }
 
 }  // namespace ishmemi::gpu
 
 namespace ishmemi::cuda {
-void collectives_init() {
-    int major = 0;
-    check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device()), gpu::routine,
-          "cudaDeviceGetAttribute");
-    gpu::early_launch = major >= 9 && config.gpu_early_launch;
-    static bool made = false;  // once per process: a later ishmem_init reuses the streams
-    if (made) return;
-    made = true;
-    for (cudaStream_t& s : gpu::streams)
-        check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), gpu::routine, "cudaStreamCreateWithFlags");
-    check(cudaDeviceGetAttribute(&gpu::sm_count, cudaDevAttrMultiProcessorCount, device()), gpu::routine,
-          "cudaDeviceGetAttribute");
-
-    // Load the kernels now, not first inside a queue task (see host_ops_init).
-    cudaFuncAttributes a;
-    auto load_pair = [&](gpu::kernel_pair k) {
-        check(cudaFuncGetAttributes(&a, k.grid), gpu::routine, "loading the library's kernels");
-        check(cudaFuncGetAttributes(&a, k.block), gpu::routine, "loading the library's kernels");
-    };
-    load_pair(gpu::bytes_kernels);
-    check(cudaFuncGetAttributes(&a, gpu::barrier_kernel), gpu::routine, "loading the library's kernels");
-    auto load = [&](auto elem) {
-        using T = decltype(elem);
-        for (int scan = 0; scan <= 2; ++scan)
-            for (int op = gpu::dc::op_and; op <= gpu::dc::op_prod; ++op) {
-                if (!std::is_integral_v<T> && op <= gpu::dc::op_xor && scan == 0) continue;
-                load_pair(gpu::combine_kernel_for<T>(op, scan));
-            }
-    };
-    load(int8_t{}), load(int16_t{}), load(int32_t{}), load(int64_t{}), load(uint8_t{}), load(uint16_t{});
-    load(uint32_t{}), load(uint64_t{}), load(float{}), load(double{});
-}
+void collectives_init() { gpu::launching::init(); }
 }  // namespace ishmemi::cuda
