@@ -77,7 +77,7 @@ void describe(const call_info& ci, char* out, size_t n) {
         add("value %g", d);
     }
     if (ci.type && ci.type[0]) add("type %s", ci.type);
-    if (ci.polled) add("false on every call");
+    if (ci.polled) add("%s", "false on every call");
     snprintf(out, n, "%s", s.c_str());
 }
 
