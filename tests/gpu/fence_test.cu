@@ -11,12 +11,12 @@ using namespace ishmem_gpu_testing;
 constexpr int channels = 4;
 constexpr int data_ints = 8;    // per channel, thread variant
 constexpr int warp_ints = 256;  // per channel, warp variant
-constexpr uint64_t iterations = 4000;
+constexpr uint64_t full_iterations = 4000;  // over nodes: 200 (sized_for_layout)
 
 // Blocks [0, channels): senders; blocks [channels, 2 * channels): receivers. Symmetric layout:
 // data[c * width ...], flag[c]. scratch: local source buffers.
 template <bool Warp> __global__ void fence_then_flag(int* data, uint64_t* flag, int* scratch, report_data* rep,
-                                                     unsigned long long* observed) {
+                                                     unsigned long long* observed, uint64_t iterations) {
     cg::thread_block block = cg::this_thread_block();
     const int me = ishmem_my_pe(), n = ishmem_n_pes();
     const int right = (me + 1) % n;
@@ -77,17 +77,18 @@ class GpuFence : public GpuTest {
         dev_array<unsigned long long> observed(1);
         dev_report rep;
         stream s;
+        const uint64_t iterations = static_cast<uint64_t>(sized_for_layout(full_iterations, 200));
         ishmem_barrier_all();
-        fence_then_flag<Warp>
-            <<<2 * channels, Warp ? 64 : 32, 0, s>>>(data.get(), flag.get(), scratch.get(), rep, observed.get());
+        fence_then_flag<Warp><<<2 * channels, Warp ? 64 : 32, 0, s>>>(data.get(), flag.get(), scratch.get(), rep,
+                                                                      observed.get(), iterations);
         GPU_LAUNCHED(what);
         sync(s, what);
         rep.expect_clean(std::string(what) + ": data older than its flag (where = channel * 10^6 + flag, got = data)");
         ishmem_barrier_all();
         expect_elements(
-            data.read(), [](size_t) { return static_cast<int>(iterations); }, std::string(what) + ": final data");
+            data.read(), [&](size_t) { return static_cast<int>(iterations); }, std::string(what) + ": final data");
         expect_elements(
-            flag.read(), [](size_t) { return iterations; }, std::string(what) + ": final flags");
+            flag.read(), [&](size_t) { return iterations; }, std::string(what) + ": final flags");
         const unsigned long long obs = observed.read()[0];
         EXPECT_GE(obs, static_cast<unsigned long long>(channels)) << "receivers saw too few flag values";
         std::printf("[PE %d] %s: receivers saw %llu distinct flag values of %llu\n", me, what, obs,

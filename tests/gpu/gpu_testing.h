@@ -108,11 +108,15 @@ class GpuTest : public ::testing::Test {
 // every PE.
 inline bool job_spans_nodes() { return ishmem_team_n_pes(ISHMEMX_TEAM_NODE) < ishmem_n_pes(); }
 
-// Blocks of a kernel whose threads all contend on one PE's words: `full` (enough to fill the GPU)
-// where every PE reaches that PE by load and store, 2 in a job over several nodes, whose requests
-// the target's node serves one at a time, each with a copy or atomic on its GPU (on a machine with
-// one GPU, in turns with the other nodes' PEs).
-inline int contending_blocks(int full) { return job_spans_nodes() ? 2 : full; }
+// How much of a repeated load a test puts through: `full` where every PE reaches the others by load
+// and store, `over_nodes` in a job over several nodes, whose requests the target's node serves one
+// at a time, each with a copy or atomic on its GPU (on a machine with one GPU, in turns with the
+// other nodes' PEs: a time slice per turn, so thousands of small requests take minutes there).
+inline int sized_for_layout(int full, int over_nodes) { return job_spans_nodes() ? over_nodes : full; }
+
+// Blocks of a kernel whose threads all contend on one PE's words: `full` (enough to fill the GPU), or
+// 2 over nodes (see sized_for_layout).
+inline int contending_blocks(int full) { return sized_for_layout(full, 2); }
 
 // ---------------------------------------------------------------------------------------------
 // Waiting for the GPU, bounded

@@ -92,7 +92,7 @@ __global__ void rounds_warp_sync(int* buf, int elems, int me, int n, int rounds,
 }
 
 TEST_F(GpuTeams, DeviceBarriersOrderEveryMembersPuts) {
-    constexpr int elems = 512, rounds = 20;
+    const int elems = sized_for_layout(512, 64), rounds = sized_for_layout(20, 4);  // (over nodes: a request per p)
     gpu_sym<int> buf(elems);
     ASSERT_TRUE(buf);
     dev_report rep;
