@@ -81,6 +81,6 @@ template <class T> void load_combine_kernels() {
 }  // namespace ishmemi::gpu::launching
 
 // Instantiates the reductions of the listed element types in the including file.
-#define ISHMEMI_REDUCE_KERNELS_FOR(T)                                                                               \
+#define ISHMEMI_REDUCE_KERNELS_FOR(T)                                                                           \
     template void ishmemi::gpu::launching::combine<T>(int, int, int, void*, const void*, size_t, CUstream_st*); \
     template void ishmemi::gpu::launching::load_combine_kernels<T>();

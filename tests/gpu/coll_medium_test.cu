@@ -204,7 +204,8 @@ TEST_F(GpuCollMedium, InKernelsFromAThreadAWarpAndABlock) {
             managed<int> ret(1);
             ret[0] = -1;
             stream st;
-            const int rounds = sized_for_layout(k == k_thread ? 3 : 6, k == k_thread ? 1 : 2);  // (a lone thread moves 800 KB slowly)
+            // (a lone thread moves 800 KB slowly)
+            const int rounds = sized_for_layout(k == k_thread ? 3 : 6, k == k_thread ? 1 : 2);
             if (k == k_thread)
                 medium_kernel<k_thread>
                     <<<1, 1, 0, st>>>(team, src.get(), dst.get(), rounds, tme, tn, pes.get(), false, rep, ret.get());

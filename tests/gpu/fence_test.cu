@@ -9,8 +9,8 @@ namespace {
 using namespace ishmem_gpu_testing;
 
 constexpr int channels = 4;
-constexpr int data_ints = 8;    // per channel, thread variant
-constexpr int warp_ints = 256;  // per channel, warp variant
+constexpr int data_ints = 8;                // per channel, thread variant
+constexpr int warp_ints = 256;              // per channel, warp variant
 constexpr uint64_t full_iterations = 4000;  // over nodes: 200 (sized_for_layout)
 
 // Blocks [0, channels): senders; blocks [channels, 2 * channels): receivers. Symmetric layout:

@@ -247,7 +247,8 @@ TEST_F(GpuQueue, NullStreamQueueIsTheLegacyStream) {
     ishmem::event quiet = ishmemx_quiet_on_queue(q, {put});
     ishmem::event bar = ishmemx_barrier_all_on_queue(q, {quiet});
     ishmem::event red = ishmemx_int_sum_reduce_on_queue(sum.get(), dest.get(), qn, &ret[0], q, {bar});
-    if (near) EXPECT_NE(red.cuda_event(), nullptr) << "sum_reduce_on_queue on the legacy stream should run on the stream";
+    if (near)
+        EXPECT_NE(red.cuda_event(), nullptr) << "sum_reduce_on_queue on the legacy stream should run on the stream";
     q.wait();
     EXPECT_EQ(ret[0], 0) << "sum_reduce_on_queue's status";
     GPU_CHECK(cudaStreamSynchronize(nullptr));
