@@ -303,8 +303,9 @@ TEST_F(GpuCollMedium, OnStreamsAndFromTheHost) {
         std::vector<int> pes;
         for (int k = 0; k < tn; ++k) pes.push_back(ishmem_team_translate_pe(team, k, ISHMEM_TEAM_WORLD));
         ishmem_barrier_all();
+        const int rounds = sized_for_layout(6, 2);  // the first half from the host, the rest on a stream
         if (tme >= 0)
-            for (int r = 1; r <= 6; ++r) host_round(team, pes, tme, r, r > 3, src, dst);
+            for (int r = 1; r <= rounds; ++r) host_round(team, pes, tme, r, r > rounds / 2, src, dst);
         ishmem_barrier_all();
         if (tme < 0)
             expect_elements(
@@ -322,7 +323,7 @@ TEST_F(GpuCollMedium, SomePEsOnAStreamOthersInABlock) {
     managed<int> pes(n);
     world_pes_of(ISHMEM_TEAM_WORLD, pes);
     std::vector<int> world(pes.get(), pes.get() + n);
-    constexpr int rounds = 6;
+    const int rounds = sized_for_layout(6, 2);
     ishmem_barrier_all();
     if (me % 2 == 0) {
         for (int r = 1; r <= rounds; ++r) host_round(ISHMEM_TEAM_WORLD, world, me, r, true, src, dst);

@@ -1,7 +1,7 @@
 // Device-side RMA and signals: put_signal around the ring of PEs from blocks and warp tiles, per-thread
 // putmem_signal into one signal word, signal_add/set/fetch, _nbi puts/gets/fetching AMOs completed by
-// quiet, strided and blocked-strided puts and gets. Every check is exact; on 1 PE each PE is its own
-// right and left neighbour.
+// quiet, strided and blocked-strided puts and gets, and buffers in a thread's stack and in shared
+// memory. Every check is exact; on 1 PE each PE is its own right and left neighbour.
 #include "gpu_testing.h"
 
 #include <algorithm>
@@ -326,6 +326,72 @@ TEST_F(GpuRing, StridedAndBlockedPutsAndGets) {
     const std::vector<int> g = got.read();
     EXPECT_EQ(g[1], 0) << "iget wrote between its strided elements";
     EXPECT_EQ(g[300 + 5], 0) << "ibget wrote between its blocks";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data in a thread's stack and in shared memory: puts from them, gets into them, a strided put
+// from a stack array, and a put-with-signal of 20 bytes (not a whole word) from the stack. On
+// another node these addresses are not the proxy's to read, so the data travels in the requests.
+
+constexpr size_t onchip_n = 5;  // ints: 20 bytes, two words and a half
+
+__global__ void from_stack_and_shared(int* dest, int* sdest, int* idest, int* psdest, uint64_t* sig, const int* src,
+                                      report_data* rep) {
+    const int me = ishmem_my_pe(), n = ishmem_n_pes();
+    const int right = (me + 1) % n, left = (me + n - 1) % n;
+    __shared__ int shared_buf[onchip_n];
+    int stack[onchip_n];
+    for (size_t i = 0; i < onchip_n; ++i) {
+        stack[i] = pattern(me, 1, static_cast<long long>(i));
+        shared_buf[i] = pattern(me, 2, static_cast<long long>(i));
+    }
+    ishmem_int_put(dest, stack, onchip_n, right);
+    ishmem_int_put_nbi(sdest, shared_buf, onchip_n, right);
+    ishmem_int_iput(idest, stack, 2, 1, onchip_n, right);  // idest[2i] = stack[i]
+    ishmem_int_put_signal(psdest, stack, onchip_n, sig, 7, ISHMEM_SIGNAL_SET, right);
+    ishmem_quiet();
+    DEV_EXPECT_EQ(rep, ishmem_signal_wait_until(sig, ISHMEM_CMP_EQ, 7), uint64_t{7}, -1);
+    for (size_t i = 0; i < onchip_n; ++i)  // written by the left neighbour before its signal
+        DEV_EXPECT_EQ(rep, psdest[i], pattern(left, 1, static_cast<long long>(i)), i);
+    int got_stack[onchip_n] = {};
+    ishmem_int_get(got_stack, src, onchip_n, left);
+    ishmem_int_get(shared_buf, src + onchip_n, onchip_n, left);
+    for (size_t i = 0; i < onchip_n; ++i) {
+        DEV_EXPECT_EQ(rep, got_stack[i], pattern(left, 0, static_cast<long long>(i)), 100 + i);
+        DEV_EXPECT_EQ(rep, shared_buf[i], pattern(left, 0, static_cast<long long>(onchip_n + i)), 200 + i);
+    }
+    int strided_got[2 * onchip_n] = {};
+    ishmem_int_iget(strided_got, src, 2, 3, onchip_n, left);  // strided_got[2i] = left src[3i]
+    for (size_t i = 0; i < onchip_n; ++i) {
+        DEV_EXPECT_EQ(rep, strided_got[2 * i], pattern(left, 0, static_cast<long long>(3 * i)), 300 + i);
+        DEV_EXPECT_EQ(rep, strided_got[2 * i + 1], 0, 400 + i);
+    }
+}
+
+TEST_F(GpuRing, PutsFromAndGetsIntoStackAndSharedMemory) {
+    gpu_sym<int> src(4 * onchip_n), dest(onchip_n), sdest(onchip_n), idest(2 * onchip_n), psdest(onchip_n);
+    gpu_sym<uint64_t> sig(1);
+    ASSERT_TRUE(src && dest && sdest && idest && psdest && sig);
+    std::vector<int> mine(4 * onchip_n);
+    for (size_t i = 0; i < mine.size(); ++i) mine[i] = pattern(me, 0, static_cast<long long>(i));
+    src.write(mine);
+    dev_report rep;
+    stream s;
+    ishmem_barrier_all();
+    from_stack_and_shared<<<1, 1, 0, s>>>(dest.get(), sdest.get(), idest.get(), psdest.get(), sig.get(), src.get(),
+                                          rep);
+    GPU_LAUNCHED("from_stack_and_shared");
+    sync(s, "from_stack_and_shared");
+    rep.expect_clean("put-with-signal and gets with stack and shared buffers");
+    ishmem_barrier_all();
+    expect_elements(
+        dest.read(), [&](size_t i) { return pattern(left, 1, static_cast<long long>(i)); }, "put from the stack");
+    expect_elements(
+        sdest.read(), [&](size_t i) { return pattern(left, 2, static_cast<long long>(i)); },
+        "put_nbi from shared memory");
+    expect_elements(
+        idest.read(), [&](size_t k) { return k % 2 == 0 ? pattern(left, 1, static_cast<long long>(k / 2)) : 0; },
+        "iput from the stack");
 }
 
 }  // namespace

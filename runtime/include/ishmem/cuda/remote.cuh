@@ -54,10 +54,42 @@ template <class T> __device__ inline T from_word(uint64_t w) {
 
 // ---- RMA ------------------------------------------------------------------------------------------
 
+// Local, shared and constant memory (a thread's stack, __shared__ arrays) have addresses only inside
+// the GPU, which the proxy thread cannot read or write. Data there travels in the requests
+// themselves, 8 bytes per request (flag_inline, as p and g), so a user's put from a stack array or
+// get into a __shared__ buffer works on any PE; global memory (the heap, cudaMalloc'ed or mapped
+// host memory) travels by address.
+__device__ inline bool proxy_reaches(const void* p) { return __isGlobal(p) != 0; }
+
+// Puts `bytes` from memory the proxy cannot reach: nbi puts of words, complete at quiet like p.
+__device__ inline void remote_put_words(void* dest, const void* source, size_t bytes, int pe) {
+    for (size_t at = 0; at < bytes; at += 8) {
+        const size_t n = bytes - at < 8 ? bytes - at : 8;
+        ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_put, pe);
+        uint64_t w = 0;
+        memcpy(&w, static_cast<const char*>(source) + at, n);
+        q.dest = remote_addr(static_cast<char*>(dest) + at), q.bytes = n, q.value = w;
+        q.flags = ishmemi::proxy::flag_inline | ishmemi::proxy::flag_nbi;
+        remote_call(q);
+    }
+}
+// Gets `bytes` into memory the proxy cannot reach: each word comes back as a request's answer.
+__device__ inline void remote_get_words(void* dest, const void* source, size_t bytes, int pe) {
+    for (size_t at = 0; at < bytes; at += 8) {
+        const size_t n = bytes - at < 8 ? bytes - at : 8;
+        ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_get, pe);
+        q.source = remote_addr(static_cast<const char*>(source) + at), q.bytes = n;
+        q.flags = ishmemi::proxy::flag_inline;
+        const uint64_t w = remote_call(q);
+        memcpy(static_cast<char*>(dest) + at, &w, n);
+    }
+}
+
 // source is read by the proxy: a blocking put waits until it has been (the caller may reuse it at
 // once), an nbi one returns when posted (complete at quiet, as the spec allows).
 __device__ inline void remote_put(void* dest, const void* source, size_t bytes, int pe, bool nbi) {
     if (bytes == 0) return;
+    if (!proxy_reaches(source)) return remote_put_words(dest, source, bytes, pe);
     ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_put, pe);
     q.dest = remote_addr(dest), q.source = remote_addr(source), q.bytes = bytes;
     q.flags = nbi ? ishmemi::proxy::flag_nbi : 0;
@@ -65,6 +97,7 @@ __device__ inline void remote_put(void* dest, const void* source, size_t bytes, 
 }
 __device__ inline void remote_get(void* dest, const void* source, size_t bytes, int pe) {
     if (bytes == 0) return;
+    if (!proxy_reaches(dest)) return remote_get_words(dest, source, bytes, pe);
     ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_get, pe);
     q.dest = remote_addr(dest), q.source = remote_addr(source), q.bytes = bytes;
     remote_call(q);
@@ -87,6 +120,17 @@ template <class T> __device__ inline T remote_g(const T* source, int pe) {
 __device__ inline void remote_strided(bool put, void* dest, ptrdiff_t dstride, const void* source, ptrdiff_t sstride,
                                       size_t elem, size_t count, int pe) {
     if (count == 0) return;
+    if (!proxy_reaches(put ? source : dest)) {  // element by element, in words
+        for (size_t k = 0; k < count; ++k) {
+            char* d = static_cast<char*>(dest) + static_cast<ptrdiff_t>(k) * dstride;
+            const char* s = static_cast<const char*>(source) + static_cast<ptrdiff_t>(k) * sstride;
+            if (put)
+                remote_put_words(d, s, elem, pe);
+            else
+                remote_get_words(d, s, elem, pe);
+        }
+        return;
+    }
     ishmemi::proxy::request q =
         remote_request(put ? ishmemi::proxy::req_put_strided : ishmemi::proxy::req_get_strided, pe);
     q.dest = remote_addr(dest), q.source = remote_addr(source), q.bytes = elem, q.value = count;
@@ -135,6 +179,11 @@ template <class T> __device__ inline void remote_amo_post(uint8_t op, T* dest, T
 // only after the data. Blocking unless nbi, as remote_put.
 __device__ inline void remote_put_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
                                          uint64_t signal, bool add, int pe, bool nbi) {
+    if (bytes != 0 && !proxy_reaches(source)) {  // the words, a fence, then the signal
+        remote_put_words(dest, source, bytes, pe);
+        remote_call(remote_request(ishmemi::proxy::req_fence, -1));
+        return remote_amo_post(add ? ishmemi::proxy::rmw_add : ishmemi::proxy::rmw_store, sig_addr, signal, pe);
+    }
     ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_put_signal, pe);
     q.dest = remote_addr(dest), q.source = remote_addr(source), q.bytes = bytes;
     q.sig_addr = remote_addr(sig_addr), q.value = signal;
