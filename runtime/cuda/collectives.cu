@@ -112,29 +112,7 @@ void launch(kernel_pair k, shape how, unsigned blocks, void** args, CUstream_st*
 
 // Every element type a reduction takes, in one list for the dispatch and for the loading at init.
 template <class F> void for_elem(elem_kind type, F&& f) {
-    switch (type) {
-        case elem_i8:
-            return f(int8_t{});
-        case elem_i16:
-            return f(int16_t{});
-        case elem_i32:
-            return f(int32_t{});
-        case elem_i64:
-            return f(int64_t{});
-        case elem_u8:
-            return f(uint8_t{});
-        case elem_u16:
-            return f(uint16_t{});
-        case elem_u32:
-            return f(uint32_t{});
-        case elem_u64:
-            return f(uint64_t{});
-        case elem_f32:
-            return f(float{});
-        case elem_f64:
-            return f(double{});
-    }
-    fatal(routine, "unknown element type %d", static_cast<int>(type));
+    if (!with_elem_kind(type, f)) fatal(routine, "unknown element type %d", static_cast<int>(type));
 }
 
 void init() {

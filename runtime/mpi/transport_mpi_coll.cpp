@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "ishmem/impl/collectives.h"
 
@@ -13,46 +14,24 @@ namespace ishmemi::mpi {
 namespace {
 
 MPI_Datatype mpi_type(elem_kind k) {
-    switch (k) {
-        case elem_i8:
-            return MPI_INT8_T;
-        case elem_i16:
-            return MPI_INT16_T;
-        case elem_i32:
-            return MPI_INT32_T;
-        case elem_i64:
-            return MPI_INT64_T;
-        case elem_u8:
-            return MPI_UINT8_T;
-        case elem_u16:
-            return MPI_UINT16_T;
-        case elem_u32:
-            return MPI_UINT32_T;
-        case elem_u64:
-            return MPI_UINT64_T;
-        case elem_f32:
-            return MPI_FLOAT;
-        case elem_f64:
-            return MPI_DOUBLE;
-    }
-    return MPI_DATATYPE_NULL;
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    with_elem_kind(k, [&](auto v) {
+        using T = decltype(v);
+        constexpr size_t n = sizeof(T);
+        if constexpr (std::is_floating_point_v<T>)
+            t = n == 4 ? MPI_FLOAT : MPI_DOUBLE;
+        else if constexpr (std::is_signed_v<T>)
+            t = n == 1 ? MPI_INT8_T : n == 2 ? MPI_INT16_T : n == 4 ? MPI_INT32_T : MPI_INT64_T;
+        else
+            t = n == 1 ? MPI_UINT8_T : n == 2 ? MPI_UINT16_T : n == 4 ? MPI_UINT32_T : MPI_UINT64_T;
+    });
+    return t;
 }
 
 size_t elem_size(elem_kind k) {
-    switch (k) {
-        case elem_i8:
-        case elem_u8:
-            return 1;
-        case elem_i16:
-        case elem_u16:
-            return 2;
-        case elem_i32:
-        case elem_u32:
-        case elem_f32:
-            return 4;
-        default:
-            return 8;
-    }
+    size_t n = 0;
+    with_elem_kind(k, [&](auto v) { n = sizeof v; });
+    return n;
 }
 
 MPI_Op mpi_op(int op) {

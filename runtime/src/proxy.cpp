@@ -253,12 +253,12 @@ class proxy_transport final : public transport {
     // transport's progress thread's and waiting loops' (so hold_progress_thread keeps its meaning).
     void serve() {
         constexpr long idle_sleep_max_ns = tuning::proxy_sleep_max_ns.value;
-        uint64_t h = 0, hd = 0;  // the next tickets of the host's ring and of the device's
+        uint64_t h = 0;  // the next ticket of the host's ring
         unsigned idle = 0;
         long sleep_ns = 1000;
         for (;;) {
             const bool served = serve_one(ring_, h);
-            if (serve_one(device_ring_, hd) || served) {
+            if (serve_one(device_ring_, device_h_) || served) {
                 idle = 0;
                 sleep_ns = 1000;
                 continue;
@@ -280,16 +280,30 @@ class proxy_transport final : public transport {
         const request* q = proxy::peek<host_mem>(r, h);
         if (!q) return false;
         const request copy = *q;
+        if (r == ring_ && orders_or_completes(copy.op)) serve_posted_device_requests();
         const uint64_t answer = perform(copy);
         proxy::finish<host_mem>(r, h, answer);
         __atomic_store_n(&r->head, ++h, __ATOMIC_RELAXED);
         return true;
     }
 
+    // A host quiet, fence, flush or drain covers what kernels posted before it: a kernel that the host
+    // has synchronized with has published all its requests, but the two rings are served in turns, so
+    // the device ring's posted requests go first (at most a ring's worth: a kernel that keeps posting
+    // cannot hold the host back).
+    static bool orders_or_completes(uint8_t op) {
+        return op == proxy::req_quiet || op == proxy::req_fence || op == proxy::req_flush || op == proxy::req_nop;
+    }
+    void serve_posted_device_requests() {
+        if (!device_ring_) return;
+        for (uint64_t k = 0; k < device_ring_->slots && serve_one(device_ring_, device_h_); ++k) {}
+    }
+
     std::unique_ptr<transport> inner_;
     void* owned_ = nullptr;                      // the host threads' ring
     proxy::ring_header* ring_ = nullptr;         // in owned_
     proxy::ring_header* device_ring_ = nullptr;  // GPU threads' ring, when the caller gave its memory
+    uint64_t device_h_ = 0;                      // its next ticket (the proxy thread's own)
     std::thread thread_;
     std::atomic<bool> started_{false}, stop_{false};
 };

@@ -186,8 +186,9 @@ __global__ void signal_ops(uint64_t* sig2, uint64_t* dest, const uint64_t* src, 
 }
 
 TEST_F(GpuRing, PerThreadPutmemSignalIntoOneWord) {
-    constexpr int blocks = 66, threads = 128;
-    constexpr size_t total = size_t{blocks} * threads;
+    // Over nodes each 16-byte source on a thread's stack is two requests, a fence and a signal.
+    const int blocks = sized_for_layout(66, 2), threads = 128;
+    const size_t total = size_t(blocks) * threads;
     gpu_sym<uint64_t> dest(2 * total);
     gpu_sym<uint64_t> sig(1);
     ASSERT_TRUE(dest && sig);

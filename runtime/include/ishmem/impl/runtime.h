@@ -253,11 +253,38 @@ static_assert(elem_kind_of<signed char>() == elem_i8 && elem_kind_of<unsigned sh
               elem_kind_of<int>() == elem_i32 && elem_kind_of<long long>() == elem_i64 &&
               elem_kind_of<size_t>() == elem_u64 && elem_kind_of<float>() == elem_f32 &&
               elem_kind_of<double>() == elem_f64 && elem_kind_of<unsigned char>() == elem_u8);
+// The other way, elem_kind_of's inverse: calls f with a value of k's type; false when k is no kind.
+// The one switch over the kinds (the CUDA collectives' kernels, the MPI transport's datatypes).
+template <class F> bool with_elem_kind(elem_kind k, F&& f) {
+    switch (k) {
+        case elem_i8:
+            return f(int8_t{}), true;
+        case elem_i16:
+            return f(int16_t{}), true;
+        case elem_i32:
+            return f(int32_t{}), true;
+        case elem_i64:
+            return f(int64_t{}), true;
+        case elem_u8:
+            return f(uint8_t{}), true;
+        case elem_u16:
+            return f(uint16_t{}), true;
+        case elem_u32:
+            return f(uint32_t{}), true;
+        case elem_u64:
+            return f(uint64_t{}), true;
+        case elem_f32:
+            return f(float{}), true;
+        case elem_f64:
+            return f(double{}), true;
+    }
+    return false;
+}
 
 namespace gpu {
 using ishmemi::coll_kind, ishmemi::coll_alltoall, ishmemi::coll_broadcast, ishmemi::coll_collect,
     ishmemi::coll_fcollect;
-using ishmemi::elem_kind, ishmemi::elem_kind_of, ishmemi::elem_i8, ishmemi::elem_i16, ishmemi::elem_i32,
+using ishmemi::elem_kind, ishmemi::elem_kind_of, ishmemi::with_elem_kind, ishmemi::elem_i8, ishmemi::elem_i16, ishmemi::elem_i32,
     ishmemi::elem_i64, ishmemi::elem_u8, ishmemi::elem_u16, ishmemi::elem_u32, ishmemi::elem_u64, ishmemi::elem_f32,
     ishmemi::elem_f64;
 using ishmemi::rmw_op, ishmemi::op_load, ishmemi::op_store, ishmemi::op_swap, ishmemi::op_cswap, ishmemi::op_add,
