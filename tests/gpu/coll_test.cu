@@ -507,7 +507,8 @@ TEST_F(GpuColl, FcollectFromInsideItsDestFails) {
 
 // Host-called and stream forms on arrays big enough for many blocks, and nelems 0 there.
 TEST_F(GpuColl, LargeArraysFromTheHostAndOnAStream) {
-    constexpr size_t big = size_t{3} << 20;  // 12 MiB of int per PE
+    // 12 MiB of int per PE (3 MiB over nodes, whose data the proxy stages through host memory)
+    const size_t big = size_t{3} << sized_for_layout(20, 18);
     gpu_sym<int> src(big), dest(big * static_cast<size_t>(n) / 4 + big);
     ASSERT_TRUE(src && dest);
     std::vector<int> s(big);

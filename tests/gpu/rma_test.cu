@@ -244,8 +244,9 @@ __global__ void nbi_then_quiet(int* dest, const int* src, int* got, uint64_t* co
 }
 
 TEST_F(GpuRing, NbiPutsGetsAndFetchesCompleteAtQuiet) {
-    constexpr int blocks = 64, threads = 256;
-    constexpr size_t per_thread = 16, total_threads = size_t{blocks} * threads, total = total_threads * per_thread;
+    // Over nodes every thread's put, get and fetch is a request of the proxy: 2 blocks.
+    const int blocks = sized_for_layout(64, 2), threads = 256;
+    const size_t per_thread = 16, total_threads = size_t(blocks) * threads, total = total_threads * per_thread;
     gpu_sym<int> src(total), dest(total);
     gpu_sym<uint64_t> counter(1);
     ASSERT_TRUE(src && dest && counter);
