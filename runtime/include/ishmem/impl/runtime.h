@@ -284,9 +284,9 @@ template <class F> bool with_elem_kind(elem_kind k, F&& f) {
 namespace gpu {
 using ishmemi::coll_kind, ishmemi::coll_alltoall, ishmemi::coll_broadcast, ishmemi::coll_collect,
     ishmemi::coll_fcollect;
-using ishmemi::elem_kind, ishmemi::elem_kind_of, ishmemi::with_elem_kind, ishmemi::elem_i8, ishmemi::elem_i16, ishmemi::elem_i32,
-    ishmemi::elem_i64, ishmemi::elem_u8, ishmemi::elem_u16, ishmemi::elem_u32, ishmemi::elem_u64, ishmemi::elem_f32,
-    ishmemi::elem_f64;
+using ishmemi::elem_kind, ishmemi::elem_kind_of, ishmemi::with_elem_kind, ishmemi::elem_i8, ishmemi::elem_i16,
+    ishmemi::elem_i32, ishmemi::elem_i64, ishmemi::elem_u8, ishmemi::elem_u16, ishmemi::elem_u32, ishmemi::elem_u64,
+    ishmemi::elem_f32, ishmemi::elem_f64;
 using ishmemi::rmw_op, ishmemi::op_load, ishmemi::op_store, ishmemi::op_swap, ishmemi::op_cswap, ishmemi::op_add,
     ishmemi::op_and, ishmemi::op_or, ishmemi::op_xor;
 // Copies bytes between any two of: host memory, my GPU heap, a peer's GPU heap (through my mapping
