@@ -52,6 +52,11 @@ template <class T> __device__ inline T from_word(uint64_t w) {
     return v;
 }
 
+// ---- ordering -----------------------------------------------------------------------------------------
+
+__device__ inline void remote_fence() { remote_call(remote_request(ishmemi::proxy::req_fence, -1)); }
+__device__ inline void remote_quiet() { remote_call(remote_request(ishmemi::proxy::req_quiet, -1)); }
+
 // ---- RMA ------------------------------------------------------------------------------------------
 
 // Local, shared and constant memory (a thread's stack, __shared__ arrays) have addresses only inside
@@ -61,26 +66,33 @@ template <class T> __device__ inline T from_word(uint64_t w) {
 // host memory) travels by address.
 __device__ inline bool proxy_reaches(const void* p) { return __isGlobal(p) != 0; }
 
-// Puts `bytes` from memory the proxy cannot reach: nbi puts of words, complete at quiet like p.
+// One word (up to 8 bytes) in the request itself (flag_inline): a posted put, complete at quiet like
+// a store over NVLink, and a get whose data comes back as the answer. p, g and the word loops below.
+__device__ inline void remote_put_word(void* dest, uint64_t word, size_t n, int pe) {
+    ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_put, pe);
+    q.dest = remote_addr(dest), q.bytes = n, q.value = word;
+    q.flags = ishmemi::proxy::flag_inline | ishmemi::proxy::flag_nbi;
+    remote_call(q);
+}
+__device__ inline uint64_t remote_get_word(const void* source, size_t n, int pe) {
+    ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_get, pe);
+    q.source = remote_addr(source), q.bytes = n, q.flags = ishmemi::proxy::flag_inline;
+    return remote_call(q);
+}
+
+// `bytes` from or into memory the proxy cannot reach, a word per request.
 __device__ inline void remote_put_words(void* dest, const void* source, size_t bytes, int pe) {
     for (size_t at = 0; at < bytes; at += 8) {
         const size_t n = bytes - at < 8 ? bytes - at : 8;
-        ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_put, pe);
         uint64_t w = 0;
         memcpy(&w, static_cast<const char*>(source) + at, n);
-        q.dest = remote_addr(static_cast<char*>(dest) + at), q.bytes = n, q.value = w;
-        q.flags = ishmemi::proxy::flag_inline | ishmemi::proxy::flag_nbi;
-        remote_call(q);
+        remote_put_word(static_cast<char*>(dest) + at, w, n, pe);
     }
 }
-// Gets `bytes` into memory the proxy cannot reach: each word comes back as a request's answer.
 __device__ inline void remote_get_words(void* dest, const void* source, size_t bytes, int pe) {
     for (size_t at = 0; at < bytes; at += 8) {
         const size_t n = bytes - at < 8 ? bytes - at : 8;
-        ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_get, pe);
-        q.source = remote_addr(static_cast<const char*>(source) + at), q.bytes = n;
-        q.flags = ishmemi::proxy::flag_inline;
-        const uint64_t w = remote_call(q);
+        const uint64_t w = remote_get_word(static_cast<const char*>(source) + at, n, pe);
         memcpy(static_cast<char*>(dest) + at, &w, n);
     }
 }
@@ -103,17 +115,12 @@ __device__ inline void remote_get(void* dest, const void* source, size_t bytes, 
     remote_call(q);
 }
 // p and g: the value travels in the request and the answer (a register has no address the proxy
-// can reach). p is complete at quiet, like a store over NVLink.
+// can reach).
 template <class T> __device__ inline void remote_p(T* dest, T value, int pe) {
-    ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_put, pe);
-    q.dest = remote_addr(dest), q.bytes = sizeof(T), q.value = to_word(value);
-    q.flags = ishmemi::proxy::flag_inline | ishmemi::proxy::flag_nbi;
-    remote_call(q);
+    remote_put_word(dest, to_word(value), sizeof(T), pe);
 }
 template <class T> __device__ inline T remote_g(const T* source, int pe) {
-    ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_get, pe);
-    q.source = remote_addr(source), q.bytes = sizeof(T), q.flags = ishmemi::proxy::flag_inline;
-    return from_word<T>(remote_call(q));
+    return from_word<T>(remote_get_word(source, sizeof(T), pe));
 }
 // count elements of elem bytes, element k between dest + k * dstride and source + k * sstride
 // (strides in bytes); blocking.
@@ -181,7 +188,7 @@ __device__ inline void remote_put_signal(void* dest, const void* source, size_t 
                                          uint64_t signal, bool add, int pe, bool nbi) {
     if (bytes != 0 && !proxy_reaches(source)) {  // the words, a fence, then the signal
         remote_put_words(dest, source, bytes, pe);
-        remote_call(remote_request(ishmemi::proxy::req_fence, -1));
+        remote_fence();
         return remote_amo_post(add ? ishmemi::proxy::rmw_add : ishmemi::proxy::rmw_store, sig_addr, signal, pe);
     }
     ishmemi::proxy::request q = remote_request(ishmemi::proxy::req_put_signal, pe);
@@ -190,10 +197,5 @@ __device__ inline void remote_put_signal(void* dest, const void* source, size_t 
     q.flags = static_cast<uint8_t>((add ? ishmemi::proxy::flag_add : 0) | (nbi ? ishmemi::proxy::flag_nbi : 0));
     remote_call(q);
 }
-
-// ---- ordering -----------------------------------------------------------------------------------------
-
-__device__ inline void remote_fence() { remote_call(remote_request(ishmemi::proxy::req_fence, -1)); }
-__device__ inline void remote_quiet() { remote_call(remote_request(ishmemi::proxy::req_quiet, -1)); }
 
 }  // namespace ishmemi::dev
