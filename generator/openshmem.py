@@ -32,7 +32,7 @@ class ShmemRoutine:
     name: str
     ret: str
     params: tuple[str, ...]
-    call: str             # the body: one call of a C symbol
+    call: str             # the body: one call of a C symbol (after SHMEMI_CALLED_AS where `starts`)
     target: EntryPoint
     ctx: bool
 
@@ -82,8 +82,11 @@ def _shmem_routine(ep: EntryPoint, ctx: bool) -> ShmemRoutine:
     if "variadic" in ep.family.openshmem:
         params.append("...")
     call = f"{ep.c_name}({', '.join(args)})"
-    return ShmemRoutine(shmem_name(ep.name, ctx), _shmem_type(ep.ret), tuple(params),
-                        statement(ep.ret, call), ep, ctx)
+    name = shmem_name(ep.name, ctx)
+    body = statement(ep.ret, call)
+    if "starts" in ep.family.openshmem:  # the library learns that a shmem.h program starts it
+        body = f'SHMEMI_CALLED_AS("{name}"); {body}'
+    return ShmemRoutine(name, _shmem_type(ep.ret), tuple(params), body, ep, ctx)
 
 
 def _openshmem_eps(api: Api) -> list[EntryPoint]:

@@ -158,8 +158,8 @@ _Static_assert(sizeof(long double) == 16, "the long double routines move 16-byte
 #if !defined(__CUDA_ARCH__)
 
 /* Library setup, exit and query */
-static inline void shmem_init(void) { ishmem_init(); }
-static inline int shmem_init_thread(int requested, int* provided) { return ishmem_init_thread(requested, provided); }
+static inline void shmem_init(void) { SHMEMI_CALLED_AS("shmem_init"); ishmem_init(); }
+static inline int shmem_init_thread(int requested, int* provided) { SHMEMI_CALLED_AS("shmem_init_thread"); return ishmem_init_thread(requested, provided); }
 static inline void shmem_query_thread(int* provided) { ishmem_query_thread(provided); }
 static inline void shmem_finalize(void) { ishmem_finalize(); }
 static inline void shmem_global_exit(int status) { ishmem_global_exit(status); }

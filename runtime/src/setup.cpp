@@ -15,6 +15,7 @@
 
 #include "allocator.h"
 #include "bootstrap_select.h"
+#include "called_as.h"
 #include "config.h"
 #include "ishmem/impl/collectives.h"
 #include "ishmem/impl/contexts.h"
@@ -42,7 +43,16 @@ std::unique_ptr<transport> remote_owner;
 ishmemx_runtime_type_t runtime_type = ISHMEMX_RUNTIME_INVALID;
 pid_t init_pid = 0;
 
+// Whether shmem.h's shmem_init, shmem_init_thread or start_pes is starting the library (they say so
+// through SHMEMI_CALLED_AS, spec: openshmem `starts`).
+bool started_by_openshmem() {
+    const char* name = ishmemi_called_as;
+    return name && (strncmp(name, "shmem_", 6) == 0 || strcmp(name, "start_pes") == 0);
+}
+
 // ISHMEM_BACKEND, else attr->gpu and whether a GPU is usable; every PE must come to the same answer.
+// A shmem.h program gets the host backend unless ISHMEM_BACKEND=cuda: its routines are host
+// routines and it reads and writes its symmetric objects from the host, which GPU memory forbids.
 backend_kind choose_backend(const ishmemx_attr_t* attr, const char* routine) {
     const char* why = nullptr;
     const bool usable = gpu_backend_usable(&why);
@@ -50,7 +60,7 @@ backend_kind choose_backend(const ishmemx_attr_t* attr, const char* routine) {
     if (strcmp(config.backend, "cuda") == 0) {
         if (!usable) fatal(routine, "ISHMEM_BACKEND=cuda, but %s", why);
         b = backend_kind::cuda;
-    } else if (strcmp(config.backend, "auto") == 0 && attr->gpu && usable) {
+    } else if (strcmp(config.backend, "auto") == 0 && attr->gpu && usable && !started_by_openshmem()) {
         b = backend_kind::cuda;
     }
     std::vector<int> all(state.n_pes);

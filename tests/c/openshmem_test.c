@@ -282,6 +282,11 @@ int main(int argc, char** argv) {
     check_my_pe = me;
     CHECK_EQ(provided, SHMEM_THREAD_MULTIPLE);
     if (argc > 1 && strncmp(argv[1], "bad_", 4) == 0) return run_bad(argv[1], me, n);
+    if (argc > 1 && strcmp(argv[1], "start_only") == 0) { /* starts and stops: any backend */
+        shmem_barrier_all();
+        shmem_finalize();
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "exit") == 0) {
         if (me == n - 1) {
             if (n > 1) sleep(1); /* let the others reach the barrier */

@@ -28,9 +28,17 @@ def test_every_routine_calls_one_c_symbol_of_the_library(api, header):
     routines = shmem_routines(api)
     assert len(routines) > 900
     for r in routines:
-        called = re.match(r"(?:return )?(\w+)\(", r.call).group(1)
+        called = re.match(r'(?:SHMEMI_CALLED_AS\("\w+"\); )?(?:return )?(\w+)\(', r.call).group(1)
         assert called in symbols, r.decl
         assert f"static inline {r.decl} {{ {r.call} }}" in header
+
+
+def test_the_routines_that_start_the_library_say_so(header):
+    # The library gives a program started by them the host backend (docs/guide/cuda.rst, "Running").
+    assert 'static inline void shmem_init(void) { SHMEMI_CALLED_AS("shmem_init"); ishmem_init(); }' in header
+    assert ('static inline int shmem_init_thread(int requested, int* provided) { SHMEMI_CALLED_AS("shmem_init_thread"); '
+            'return ishmem_init_thread(requested, provided); }') in header
+    assert 'static inline void shmem_finalize(void) { ishmem_finalize(); }' in header
 
 
 def test_collectives_are_team_first_as_in_openshmem(header):
