@@ -5,7 +5,9 @@
 # chapter that reaches other nodes (RMA, AMOs, signals, ordering, point-to-point sync, teams and
 # barriers, host calls, and the data collectives from kernels, streams and the host). With 4 PEs,
 # two nodes of two: the collectives' tests, on teams with members of this node (NVLink) and of the
-# other (proxy) at once. The PEs share the GPUs there are. Exit 77 (skipped) without a GPU or mpirun.
+# other (proxy) at once, whose broadcasts and gathers go in two levels; the nodes are PEs 0, 1 and
+# 2, 3, then (ISHMEM_NODE_SPLIT=cyclic:2, without namespaces) 0, 2 and 1, 3, so that a node's
+# members are not consecutive in the team. The PEs share the GPUs there are. Exit 77 (skipped) without a GPU or mpirun.
 # GPU_NODES_NETNS=1: the nodes are network namespaces with host names of their own instead
 # (tests/multinode/netns_mpirun.sh, root only), MPI between them over TCP, as between machines.
 #   check_gpu_nodes.sh GPU_COUNT MPIRUN RING TESTS [NP]
@@ -66,4 +68,10 @@ for filter in "${runs[@]}"; do
   [ $rc = 77 ] && exit 77  # (no namespaces here)
   [ $rc = 0 ] || { echo "FAILED: GPU tests over two nodes ($np PEs): $filter"; fail=1; }
 done
+if [ "$np" -gt 2 ] && [ -z "${GPU_NODES_NETNS:-}" ]; then
+  cyclic=cyclic:$((np / 2))
+  echo "== $np PEs, ISHMEM_NODE_SPLIT=$cyclic: $coll"
+  args=("${args[@]/#ISHMEM_NODE_SPLIT=*/ISHMEM_NODE_SPLIT=$cyclic}")
+  launch 200 "$tests" --gtest_filter="$coll" || { echo "FAILED: GPU tests over two nodes ($np PEs, $cyclic)"; fail=1; }
+fi
 exit $fail

@@ -71,6 +71,14 @@ struct print_ring {
 struct device_team {
     int start, stride, size, my_index;
     int spans_nodes;  // 1 when members are on other nodes (data collectives by puts: coll/nodes.cuh)
+    // 1 when the team spans nodes, some node has two or more of its members, it has at most
+    // node_mask_bits members and ISHMEM_HIERARCHICAL is on: broadcast, fcollect and collect then
+    // send across nodes to one member of each node, which passes the data on over NVLink
+    // (coll/nodes.cuh). Bit m of a mask stands for member m.
+    int node_levels;
+    static constexpr int node_mask_bits = 128;
+    unsigned long long node_firsts[2];  // each node's first member in team order
+    unsigned long long my_node[2];      // the members on this PE's node, itself included
 };
 
 // The counters of one team slot in each PE's GPU sync region (after its user heap, mapped like it):

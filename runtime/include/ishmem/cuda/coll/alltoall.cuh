@@ -15,7 +15,7 @@ template <class G> __device__ inline int alltoall(const G& g, int team, void* de
     const char* src = static_cast<const char*>(source);
     if (over_nodes(team))
         return gather_nodes(
-            g, team, dest, bytes, [&](int m) { return src + m * bytes; }, "ishmem_alltoall");
+            g, team, dest, bytes, [&](int m) { return src + m * bytes; }, false, "ishmem_alltoall");
     if (via_medium(g, team, dstate.medium_gather_limit, true, bytes, "ishmem_alltoall", [&](const auto& k) {
             gather_medium(k, static_cast<char*>(dest), bytes, src + k.me() * bytes,
                           [&](int m) { return src + m * bytes; });

@@ -14,7 +14,7 @@ template <class G> __device__ inline int fcollect(const G& g, int team, void* de
     if (bytes == 0) return 0;
     if (over_nodes(team))
         return gather_nodes(
-            g, team, dest, bytes, [&](int) { return static_cast<const char*>(source); }, "ishmem_fcollect");
+            g, team, dest, bytes, [&](int) { return static_cast<const char*>(source); }, true, "ishmem_fcollect");
     if (via_medium(g, team, dstate.medium_gather_limit, true, bytes, "ishmem_fcollect", [&](const auto& k) {
             gather_medium(k, static_cast<char*>(dest), bytes, source, [&](int) { return source; });
         }))
