@@ -314,7 +314,7 @@ void gpu_team_set(int slot, const team_t* t) {
     if (t && t->valid) {
         d.start = t->start, d.stride = t->stride, d.size = t->size, d.my_index = t->my_index;
         for (int i = 0; i < t->size; ++i) d.spans_nodes |= is_remote(t->start + i * t->stride) ? 1 : 0;
-        if (d.spans_nodes && config.hierarchical && t->size <= device_team::node_mask_bits) set_node_levels(d);
+        if (d.spans_nodes && config.gpu_node_levels && t->size <= device_team::node_mask_bits) set_node_levels(d);
     }
     gpu::copy(device_teams + slot, &d, sizeof d);
     if (t) gpu::fill_zero(sync_region() + static_cast<size_t>(slot) * sizeof(gpu_sync_slot), sizeof(gpu_sync_slot));

@@ -45,6 +45,7 @@ config_t config = {size_t{512} << 20,
                    0,
                    "hostname",
                    true,
+                   false,
                    tuning::progress_sleep_us.value,
                    false,
                    256,
@@ -294,6 +295,9 @@ void load_config(bool warn_unknown) {
         fatal(routine, "ISHMEM_GPU_EARLY_LAUNCH=%s is not 0 or 1", early_text);
     const char* hier_text = value_of("ISHMEM_HIERARCHICAL");
     if (!parse_bool(hier_text, &config.hierarchical)) fatal(routine, "ISHMEM_HIERARCHICAL=%s is not 0 or 1", hier_text);
+    const char* levels_text = value_of("ISHMEM_GPU_NODE_LEVELS");
+    if (!parse_bool(levels_text, &config.gpu_node_levels))
+        fatal(routine, "ISHMEM_GPU_NODE_LEVELS=%s is not 0 or 1", levels_text);
     const char* sleep_text = value_of("ISHMEM_MPI_PROGRESS_SLEEP_US");
     if (!parse_long(sleep_text, 0, 1000000, &config.progress_sleep_us))
         fatal(routine, "ISHMEM_MPI_PROGRESS_SLEEP_US=%s is not an integer in [0, 1000000]", sleep_text);

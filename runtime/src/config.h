@@ -32,6 +32,7 @@ struct config_t {
     int node_cyclic;         // ISHMEM_NODE_SPLIT=cyclic:N: N nodes, PE p on node p mod N; else 0
     const char* node_split_text;
     bool hierarchical;       // ISHMEM_HIERARCHICAL
+    bool gpu_node_levels;    // ISHMEM_GPU_NODE_LEVELS
     long progress_sleep_us;  // ISHMEM_MPI_PROGRESS_SLEEP_US
     bool remote_proxy;       // ISHMEM_REMOTE_PROXY
     long proxy_slots;        // ISHMEM_PROXY_SLOTS

@@ -112,6 +112,10 @@ inline constexpr config_var config_vars[] = {
      "one PE of each node; large broadcasts whose chain passes through a node of several PEs go down one chain of "
      "all members instead); "
      "0 runs them over the transport among all members."},
+    {"ISHMEM_GPU_NODE_LEVELS", "0",
+     "CUDA backend, jobs over several nodes (experimental): 1 sends device broadcasts, fcollects and collects "
+     "across nodes to one member of each node, which passes them on over NVLink, and reductions as one partial "
+     "per node; 0 sends every member's data to every member."},
     {"ISHMEM_MPI_PROGRESS_SLEEP_US", "1000",
      "Multi-node jobs: the longest sleep, in microseconds, of the progress thread that serves other nodes' "
      "AMOs while this PE computes; it sleeps only after some polls without work. 0: never sleeps (a core "

@@ -94,7 +94,8 @@ void check_settings_agree(const char* routine) {
                                  {"ISHMEM_GPU_MEDIUM_GATHER_BYTES", config.gpu_medium_gather_bytes},
                                  {"ISHMEM_GPU_MEDIUM_REDUCE_BYTES", config.gpu_medium_reduce_bytes},
                                  {"ISHMEM_GPU_MEDIUM_PART_BYTES", config.gpu_medium_part},
-                                 {"ISHMEM_GPU_BROADCAST_PIECE_BYTES", config.gpu_broadcast_piece}});
+                                 {"ISHMEM_GPU_BROADCAST_PIECE_BYTES", config.gpu_broadcast_piece},
+                                 {"ISHMEM_GPU_NODE_LEVELS", config.gpu_node_levels ? 1u : 0u}});
     const size_t k = mine.size();
     std::vector<uint64_t> values(k), all(k * static_cast<size_t>(state.n_pes));
     for (size_t i = 0; i < k; ++i) values[i] = mine[i].value;

@@ -5,9 +5,10 @@
 # chapter that reaches other nodes (RMA, AMOs, signals, ordering, point-to-point sync, teams and
 # barriers, host calls, and the data collectives from kernels, streams and the host). With 4 PEs,
 # two nodes of two: the collectives' tests, on teams with members of this node (NVLink) and of the
-# other (proxy) at once, whose broadcasts and gathers go in two levels; the nodes are PEs 0, 1 and
-# 2, 3, then (ISHMEM_NODE_SPLIT=cyclic:2, without namespaces) 0, 2 and 1, 3, so that a node's
-# members are not consecutive in the team. The PEs share the GPUs there are. Exit 77 (skipped) without a GPU or mpirun.
+# other (proxy) at once, in one level, then in two levels (ISHMEM_GPU_NODE_LEVELS=1; without
+# namespaces also on ISHMEM_NODE_SPLIT=cyclic:2, nodes of PEs 0, 2 and 1, 3, so that a node's
+# members are not consecutive in the team). The PEs share the GPUs there are. Exit 77 (skipped)
+# without a GPU or mpirun.
 # GPU_NODES_NETNS=1: the nodes are network namespaces with host names of their own instead
 # (tests/multinode/netns_mpirun.sh, root only), MPI between them over TCP, as between machines.
 #   check_gpu_nodes.sh GPU_COUNT MPIRUN RING TESTS [NP]
@@ -68,10 +69,16 @@ for filter in "${runs[@]}"; do
   [ $rc = 77 ] && exit 77  # (no namespaces here)
   [ $rc = 0 ] || { echo "FAILED: GPU tests over two nodes ($np PEs): $filter"; fail=1; }
 done
-if [ "$np" -gt 2 ] && [ -z "${GPU_NODES_NETNS:-}" ]; then
-  cyclic=cyclic:$((np / 2))
-  echo "== $np PEs, ISHMEM_NODE_SPLIT=$cyclic: $coll"
-  args=("${args[@]/#ISHMEM_NODE_SPLIT=*/ISHMEM_NODE_SPLIT=$cyclic}")
-  launch 200 "$tests" --gtest_filter="$coll" || { echo "FAILED: GPU tests over two nodes ($np PEs, $cyclic)"; fail=1; }
+if [ "$np" -gt 2 ]; then
+  export ISHMEM_GPU_NODE_LEVELS=1  # (netns_mpirun.sh forwards ISHMEM_* to every rank)
+  args+=(-x ISHMEM_GPU_NODE_LEVELS=1)
+  echo "== $np PEs, $where, two levels: $coll"
+  launch 200 "$tests" --gtest_filter="$coll" || { echo "FAILED: GPU tests over two nodes ($np PEs, two levels)"; fail=1; }
+  if [ -z "${GPU_NODES_NETNS:-}" ]; then
+    cyclic=cyclic:$((np / 2))
+    echo "== $np PEs, ISHMEM_NODE_SPLIT=$cyclic, two levels: $coll"
+    args=("${args[@]/#ISHMEM_NODE_SPLIT=*/ISHMEM_NODE_SPLIT=$cyclic}")
+    launch 200 "$tests" --gtest_filter="$coll" || { echo "FAILED: GPU tests over two nodes ($np PEs, $cyclic)"; fail=1; }
+  fi
 fi
 exit $fail

@@ -72,9 +72,9 @@ struct device_team {
     int start, stride, size, my_index;
     int spans_nodes;  // 1 when members are on other nodes (data collectives by puts: coll/nodes.cuh)
     // 1 when the team spans nodes, some node has two or more of its members, it has at most
-    // node_mask_bits members and ISHMEM_HIERARCHICAL is on: broadcast, fcollect and collect then
-    // send across nodes to one member of each node, which passes the data on over NVLink
-    // (coll/nodes.cuh). Bit m of a mask stands for member m.
+    // node_mask_bits members and ISHMEM_GPU_NODE_LEVELS is on: broadcast, fcollect and collect then
+    // send across nodes to one member of each node, which passes the data on over NVLink, and
+    // reductions one partial per node (coll/nodes.cuh). Bit m of a mask stands for member m.
     int node_levels;
     static constexpr int node_mask_bits = 128;
     unsigned long long node_firsts[2];  // each node's first member in team order
