@@ -287,34 +287,15 @@ void gpu_backend_start() {
     for (device_state_setter set : setters) set(&published);
 }
 
-namespace {
-// The masks of device_team for a team over nodes; two levels only where some node has two or more
-// members (with one member a node there is nothing to pass on).
-void set_node_levels(cuda::device_team& d) {
-    const int mine = node_of(state.my_pe);
-    std::vector<int> per_node;  // members per node, by node number (a node's lowest PE)
-    per_node.resize(static_cast<size_t>(state.n_pes), 0);
-    bool shared = false;
-    for (int m = 0; m < d.size; ++m) {
-        const int node = node_of(d.start + m * d.stride);
-        const unsigned long long bit = 1ull << (m & 63);
-        if (per_node[static_cast<size_t>(node)]++ == 0)
-            d.node_firsts[m >> 6] |= bit;
-        else
-            shared = true;
-        if (node == mine) d.my_node[m >> 6] |= bit;
-    }
-    d.node_levels = shared ? 1 : 0;
-}
-}  // namespace
-
 void gpu_team_set(int slot, const team_t* t) {
     using namespace cuda;
     device_team d{};
     if (t && t->valid) {
         d.start = t->start, d.stride = t->stride, d.size = t->size, d.my_index = t->my_index;
         for (int i = 0; i < t->size; ++i) d.spans_nodes |= is_remote(t->start + i * t->stride) ? 1 : 0;
-        if (d.spans_nodes && config.gpu_node_levels && t->size <= device_team::node_mask_bits) set_node_levels(d);
+        if (d.spans_nodes && config.gpu_node_levels && t->size <= device_team::node_mask_bits)
+            set_node_levels(
+                d, [t](int m) { return node_of(t->start + m * t->stride); }, node_of(state.my_pe));
     }
     gpu::copy(device_teams + slot, &d, sizeof d);
     if (t) gpu::fill_zero(sync_region() + static_cast<size_t>(slot) * sizeof(gpu_sync_slot), sizeof(gpu_sync_slot));

@@ -81,6 +81,25 @@ struct device_team {
     unsigned long long my_node[2];      // the members on this PE's node, itself included
 };
 
+// Sets t's node masks and node_levels (host side, when the team is made): node_of(m) is member m's
+// node (any numbering), mine this PE's. Two levels only where some node has two or more members
+// (with one member a node there is nothing to pass on); t.size at most node_mask_bits.
+template <class NodeOf> inline void set_node_levels(device_team& t, NodeOf node_of, int mine) {
+    bool shared = false;
+    for (int m = 0; m < t.size; ++m) {
+        const int node = node_of(m);
+        bool first = true;
+        for (int j = 0; j < m && first; ++j) first = node_of(j) != node;
+        const unsigned long long bit = 1ull << (m & 63);
+        if (first)
+            t.node_firsts[m >> 6] |= bit;
+        else
+            shared = true;
+        if (node == mine) t.my_node[m >> 6] |= bit;
+    }
+    t.node_levels = shared ? 1 : 0;
+}
+
 // The counters of one team slot in each PE's GPU sync region (after its user heap, mapped like it):
 // they only grow, so consecutive operations need no reset; zeroed by the host when a team takes
 // the slot.
