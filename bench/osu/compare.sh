@@ -10,7 +10,8 @@
 #
 #   bench/osu/compare.sh SOS_TARBALL OSU OUR_PREFIX
 #
-#   SOS_TARBALL  SOS's source tree after autogen.sh, as .tar.gz (its tests-sos submodule included)
+#   SOS_TARBALL  SOS's source tree after autogen.sh, as .tar.gz (its tests-sos submodule included);
+#                "-" with SOS_PREFIX set to an installed SOS
 #   OSU          the OSU micro-benchmarks: a directory holding openshmem/, or a .tar.gz of one
 #   OUR_PREFIX   where `cmake --install build --prefix OUR_PREFIX` put ishmem
 # Environment:
@@ -19,15 +20,15 @@
 #   SOS_CONFIGURE  more arguments for SOS's configure (default none)
 #   SOS_ENV        environment of the SOS runs (default FI_PROVIDER=sockets over ofi: libfabric's
 #                  shm and tcp providers have aborted in SOS's start-up on one host)
-#   SOS_PREFIX     an SOS already installed: skips the build
+#   SOS_PREFIX     an SOS already installed (its bin/oshcc): skips the build and the header check
 #   PES            the PE counts (default: 2 4 8, those above the core count left out)
 #   WORK           keeps the build, binaries and raw outputs (default a temporary directory)
 #   TIMEOUT        per run, seconds (default 600); JOBS for make (default the core count)
 # Needs: a C compiler, make, Open MPI (mpicc and mpirun start SOS through its MPI-based PMI), and
-# libfabric or UCX with development headers.
+# libfabric or UCX with development headers (not with SOS_PREFIX).
 set -eu
 
-[ $# -eq 3 ] || { sed -n '2,27p' "$0"; exit 2; }
+[ $# -eq 3 ] || { sed -n '2,28p' "$0"; exit 2; }
 sos_tarball=$1 osu=$2 ours=$3
 here=$(cd "$(dirname "$0")" && pwd)
 work=${WORK:-$(mktemp -d)}
@@ -48,8 +49,14 @@ if [ -f "$osu" ]; then
 fi
 [ -f "$osu/openshmem/osu_oshm_put.c" ] || { log "no openshmem/osu_oshm_put.c under $osu"; exit 2; }
 
-# SOS, built once into $work/sos.
+# SOS, built once into $work/sos (or installed at SOS_PREFIX: then only its transport's name matters,
+# for the default SOS_ENV, and it need not have headers here).
+sos=${SOS_PREFIX:-$work/sos}
 transport=${SOS_TRANSPORT:-}
+if [ -z "$transport" ] && [ -x "$sos/bin/oshcc" ]; then
+    transport=ucx
+    ldd "$sos"/lib/libsma.so* 2>/dev/null | grep -q libfabric && transport=ofi
+fi
 if [ -z "$transport" ]; then
     if [ -f /usr/include/ucp/api/ucp.h ] || pkg-config --exists ucx 2>/dev/null; then
         transport=ucx
@@ -60,8 +67,8 @@ if [ -z "$transport" ]; then
         exit 2
     fi
 fi
-sos=${SOS_PREFIX:-$work/sos}
 if [ ! -x "$sos/bin/oshcc" ]; then
+    [ -f "$sos_tarball" ] || { log "no SOS at $sos and no SOS tarball ($sos_tarball)"; exit 2; }
     mkdir -p "$work/sos-build"
     tar xzf "$sos_tarball" -C "$work/sos-build"
     src=$(dirname "$(find "$work/sos-build" -maxdepth 2 -name configure | head -n 1)")
