@@ -43,12 +43,9 @@ std::unique_ptr<transport> remote_owner;
 ishmemx_runtime_type_t runtime_type = ISHMEMX_RUNTIME_INVALID;
 pid_t init_pid = 0;
 
-// Whether shmem.h's shmem_init, shmem_init_thread or start_pes is starting the library (they say so
-// through SHMEMI_CALLED_AS, spec: openshmem `starts`).
-bool started_by_openshmem() {
-    const char* name = ishmemi_called_as;
-    return name && (strncmp(name, "shmem_", 6) == 0 || strcmp(name, "start_pes") == 0);
-}
+// Whether shmem.h's shmem_init, shmem_init_thread or start_pes is starting the library: only
+// shmem.h's routines set ishmemi_called_as (SHMEMI_CALLED_AS; spec: openshmem `starts`).
+bool started_by_openshmem() { return ishmemi_called_as != nullptr; }
 
 // ISHMEM_BACKEND, else attr->gpu and whether a GPU is usable; every PE must come to the same answer.
 // A shmem.h program gets the host backend unless ISHMEM_BACKEND=cuda: its routines are host

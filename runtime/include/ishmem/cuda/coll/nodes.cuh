@@ -227,6 +227,21 @@ __device__ inline int collect_nodes(const G& g, int team, void* dest, const void
     return 0;
 }
 
+// Member j's value value(j) combined over the members that take(j) names, in team order (every
+// member that combines the same values gets the same bits); T{} where none is taken.
+template <int Op, class T, class Take, class Value>
+__device__ inline T combine_members(int size, Take take, Value value) {
+    T acc{};
+    bool any = false;
+    for (int j = 0; j < size; ++j) {
+        if (!take(j)) continue;
+        const T v = value(j);
+        acc = any ? combine<Op>(acc, v) : v;
+        any = true;
+    }
+    return acc;
+}
+
 // Reductions in two levels (device_team::node_levels), chunk by chunk through the rings: the
 // members of a node put their chunks into the ring of its first member over NVLink and tell it;
 // it combines them in team order into the node's partial and puts that into slot `first` of the
@@ -250,17 +265,10 @@ __device__ inline void reduce_levels(const nodes_call<G>& k, T* dest, const T* s
         } else {
             for (int m = 0; m < k.size(); ++m)
                 if (m != k.me() && k.on_my_node(m)) k.wait_told(m);
-            for (size_t e = k.rank(); e < len; e += k.threads()) {  // this node's partial, into slot me
-                T acc{};
-                bool any = false;
-                for (int j = 0; j < k.size(); ++j) {
-                    if (!k.on_my_node(j)) continue;
-                    const T v = j == k.me() ? source[lo + e] : load_fresh(slot(j) + e);
-                    acc = any ? combine<Op>(acc, v) : v;
-                    any = true;
-                }
-                slot(k.me())[e] = acc;
-            }
+            for (size_t e = k.rank(); e < len; e += k.threads())  // this node's partial, into slot me
+                slot(k.me())[e] = combine_members<Op, T>(
+                    k.size(), [&](int j) { return k.on_my_node(j); },
+                    [&](int j) { return j == k.me() ? source[lo + e] : load_fresh(slot(j) + e); });
             k.sync();
             if (k.leader()) __threadfence_system();  // the partial before the proxy's copies read it
             k.sync();
@@ -270,17 +278,9 @@ __device__ inline void reduce_levels(const nodes_call<G>& k, T* dest, const T* s
         }
         k.barrier();  // every node's partial is in every first member's ring
         if (k.me() == first)
-            for (size_t e = k.rank(); e < len; e += k.threads()) {
-                T acc{};
-                bool any = false;
-                for (int j = 0; j < k.size(); ++j) {
-                    if (!k.node_first(j)) continue;
-                    const T v = load_fresh(slot(j) + e);
-                    acc = any ? combine<Op>(acc, v) : v;
-                    any = true;
-                }
-                dest[lo + e] = acc;
-            }
+            for (size_t e = k.rank(); e < len; e += k.threads())
+                dest[lo + e] = combine_members<Op, T>(
+                    k.size(), [&](int j) { return k.node_first(j); }, [&](int j) { return load_fresh(slot(j) + e); });
         k.pass_on(reinterpret_cast<char*>(dest), [&](auto copy) { copy(lo * sizeof(T), len * sizeof(T)); });
     }
 }
@@ -308,18 +308,11 @@ __device__ inline int combine_nodes(const G& g, int team, T* dest, const T* sour
             if (needs(m, k.me()))
                 k.put_to(m, ring + k.me() * slot_bytes, reinterpret_cast<const char*>(source + lo), len * sizeof(T));
         }
-        k.barrier();  // every chunk this member needs is in its ring
-        for (size_t e = k.rank(); e < len; e += k.threads()) {
-            T acc{};
-            bool first = true;
-            for (int j = 0; j < k.size(); ++j) {
-                if (!needs(k.me(), j)) continue;
-                const T v = load_fresh(reinterpret_cast<const T*>(ring + j * slot_bytes) + e);
-                acc = first ? v : combine<Op>(acc, v);
-                first = false;
-            }
-            dest[lo + e] = acc;  // an exclusive scan's first member: zero
-        }
+        k.barrier();                                          // every chunk this member needs is in its ring
+        for (size_t e = k.rank(); e < len; e += k.threads())  // an exclusive scan's first member: zero
+            dest[lo + e] = combine_members<Op, T>(
+                k.size(), [&](int j) { return needs(k.me(), j); },
+                [&](int j) { return load_fresh(reinterpret_cast<const T*>(ring + j * slot_bytes) + e); });
     }
     k.finish();
     return 0;
